@@ -1,0 +1,33 @@
+//! The TDLib object model tdbench measures, generated from `schema/td_api.tl`, and the runtime
+//! the generated per-format code calls into.
+//!
+//! Every format encodes from and decodes into these same values, so the benchmark compares
+//! formats, not object models. One struct per TL constructor, one enum per abstract type, and
+//! [`Object`] — any constructor, like TDLib's `td_api::Object` — as the unit a payload holds.
+//! Object fields are `Option` (TDLib pointers can be null); vector elements are not.
+//!
+//! The runtime modules hold what the generated code needs per format: [`tl`] (binary TL
+//! primitives), [`proto`] (protobuf oneof glue for prost), [`serde_support`] (TDLib JSON's quoted
+//! int64 and base64 bytes), and [`absent_type!`] for types the schema references but leaves out.
+
+#[macro_use]
+mod absent;
+pub mod proto;
+pub mod serde_support;
+pub mod tl;
+
+/// The generated models. Never edited by hand: change the schema or `tl-gen` instead.
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/types.rs"));
+    include!(concat!(env!("OUT_DIR"), "/serde_impls.rs"));
+    include!(concat!(env!("OUT_DIR"), "/tl_impls.rs"));
+    include!(concat!(env!("OUT_DIR"), "/proto_impls.rs"));
+}
+
+pub use generated::*;
+
+/// The `.proto` file describing the protobuf encoding, as generated from the schema.
+pub const PROTO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/td_api.proto"));
+
+/// The project's schema text.
+pub const SCHEMA: &str = include_str!("../schema/td_api.tl");

@@ -1,0 +1,412 @@
+//! Binary TL (MTProto serialization) primitives: the writer and reader the generated impls call.
+//!
+//! Every object is written as its constructor id (int32, little-endian) and its fields in
+//! declaration order. TDLib itself has no binary null: a null object pointer is written as
+//! Telegram's `null#56730bcc = Null`, the choice of Telegram's official scheme.
+//!
+//! ```
+//! use tdbench_models::tl::TlWriter;
+//! let mut w = TlWriter::new(Vec::new());
+//! w.write_bool(true);
+//! w.write_string("hi");
+//! assert_eq!(w.finish().unwrap(), [0xb5, 0x75, 0x72, 0x99, 2, b'h', b'i', 0]);
+//! ```
+
+use std::fmt;
+
+/// `boolTrue = Bool`.
+pub const BOOL_TRUE: u32 = 0x997275b5;
+/// `boolFalse = Bool`.
+pub const BOOL_FALSE: u32 = 0xbc799737;
+/// `vector {t:Type} # [ t ] = Vector t`.
+pub const VECTOR: u32 = 0x1cb5c415;
+/// `null = Null`: a null object pointer.
+pub const NULL: u32 = 0x56730bcc;
+/// TL strings carry a 3-byte length.
+pub const MAX_STRING_LEN: usize = (1 << 24) - 1;
+/// Objects nest at most this deep; deeper input is refused rather than recursed into.
+pub const MAX_DEPTH: u32 = 64;
+
+/// A TL object that can be written with its constructor id and read back given one.
+pub trait TlObject: Sized {
+    fn write_boxed(&self, w: &mut TlWriter);
+    /// Reads the fields of the constructor `id` (already consumed) into `Self`.
+    fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError>;
+}
+
+impl<T: TlObject> TlObject for Box<T> {
+    fn write_boxed(&self, w: &mut TlWriter) {
+        (**self).write_boxed(w)
+    }
+
+    fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError> {
+        T::read_with_id(id, r).map(Box::new)
+    }
+}
+
+/// Why TL bytes could not be written or read; `offset` is the byte where reading failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for TlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at byte {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for TlError {}
+
+/// Appends TL to a buffer. A string too long for TL's 3-byte length is remembered and reported
+/// by [`TlWriter::finish`], so the hot path carries no `Result` per field.
+pub struct TlWriter {
+    out: Vec<u8>,
+    too_long: Option<usize>,
+}
+
+impl TlWriter {
+    /// Writes after whatever `out` already holds; pass a cleared, reused buffer to avoid growth.
+    pub fn new(out: Vec<u8>) -> Self {
+        TlWriter { out, too_long: None }
+    }
+
+    pub fn finish(self) -> Result<Vec<u8>, TlError> {
+        match self.too_long {
+            None => Ok(self.out),
+            Some(len) => Err(TlError { offset: 0, message: format!("a string of {len} bytes exceeds TL's {MAX_STRING_LEN}") }),
+        }
+    }
+
+    /// `int32`, and constructor ids: 4 bytes little-endian.
+    #[inline]
+    pub fn write_u32(&mut self, value: u32) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    #[inline]
+    pub fn write_i32(&mut self, value: i32) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// `int53` and `int64`: 8 bytes little-endian.
+    #[inline]
+    pub fn write_i64(&mut self, value: i64) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// `double`: IEEE 754, 8 bytes little-endian.
+    #[inline]
+    pub fn write_f64(&mut self, value: f64) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// `Bool`: the boxed `boolTrue` or `boolFalse`.
+    #[inline]
+    pub fn write_bool(&mut self, value: bool) {
+        self.write_u32(if value { BOOL_TRUE } else { BOOL_FALSE });
+    }
+
+    /// `string`: UTF-8 bytes as a TL string.
+    #[inline]
+    pub fn write_string(&mut self, value: &str) {
+        self.write_bytes(value.as_bytes())
+    }
+
+    /// `bytes`: length below 254 in one byte, else 0xFE and 3 bytes little-endian; then the data
+    /// and zero padding to a multiple of 4.
+    pub fn write_bytes(&mut self, value: &[u8]) {
+        let len = value.len();
+        let header = if len < 254 {
+            self.out.push(len as u8);
+            1
+        } else if len <= MAX_STRING_LEN {
+            self.out.push(0xfe);
+            self.out.extend_from_slice(&(len as u32).to_le_bytes()[..3]);
+            4
+        } else {
+            self.too_long = Some(len);
+            return;
+        };
+        self.out.extend_from_slice(value);
+        let padding = (4 - (header + len) % 4) % 4;
+        self.out.extend_from_slice(&[0u8; 3][..padding]);
+    }
+
+    /// A vector element: never null.
+    #[inline]
+    pub fn write_object<T: TlObject>(&mut self, value: &T) {
+        value.write_boxed(self)
+    }
+
+    /// An object field: `null` when absent.
+    #[inline]
+    pub fn write_optional<T: TlObject>(&mut self, value: &Option<T>) {
+        match value {
+            Some(value) => value.write_boxed(self),
+            None => self.write_u32(NULL),
+        }
+    }
+
+    /// `vector`: the boxed vector id, the int32 count, the elements.
+    pub fn write_vector<T>(&mut self, values: &[T], mut write: impl FnMut(&mut Self, &T)) {
+        self.write_u32(VECTOR);
+        self.write_i32(values.len() as i32);
+        for value in values {
+            write(self, value);
+        }
+    }
+}
+
+/// Reads TL from a byte slice; every read is bounds-checked and every length is checked against
+/// what is left before anything is allocated.
+pub struct TlReader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    depth: u32,
+}
+
+impl<'a> TlReader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        TlReader { buf, pos: 0, depth: 0 }
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// An error at the current position.
+    pub fn error(&self, message: impl Into<String>) -> TlError {
+        TlError { offset: self.pos, message: message.into() }
+    }
+
+    pub fn unexpected_constructor(&self, id: u32, expected: &str) -> TlError {
+        self.error(format!("constructor {id:#010x} is not a {expected}"))
+    }
+
+    #[inline]
+    pub fn expect_constructor(&self, id: u32, expected_id: u32, expected: &str) -> Result<(), TlError> {
+        if id == expected_id { Ok(()) } else { Err(self.unexpected_constructor(id, expected)) }
+    }
+
+    #[inline]
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], TlError> {
+        match self.buf.get(self.pos..self.pos + N) {
+            Some(bytes) => {
+                self.pos += N;
+                Ok(bytes.try_into().expect("slice of length N"))
+            }
+            None => Err(self.error(format!("{N} bytes needed, {} left", self.remaining()))),
+        }
+    }
+
+    #[inline]
+    pub fn read_u32(&mut self) -> Result<u32, TlError> {
+        self.take::<4>().map(u32::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_i32(&mut self) -> Result<i32, TlError> {
+        self.take::<4>().map(i32::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_i64(&mut self) -> Result<i64, TlError> {
+        self.take::<8>().map(i64::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_f64(&mut self) -> Result<f64, TlError> {
+        self.take::<8>().map(f64::from_le_bytes)
+    }
+
+    #[inline]
+    pub fn read_bool(&mut self) -> Result<bool, TlError> {
+        match self.read_u32()? {
+            BOOL_TRUE => Ok(true),
+            BOOL_FALSE => Ok(false),
+            other => {
+                self.pos -= 4;
+                Err(self.unexpected_constructor(other, "Bool"))
+            }
+        }
+    }
+
+    /// The data of a TL string, borrowed from the input; the padding is skipped, not checked.
+    fn read_byte_slice(&mut self) -> Result<&'a [u8], TlError> {
+        let start = self.pos;
+        let first = *self.buf.get(self.pos).ok_or_else(|| self.error("string length needed, 0 bytes left"))?;
+        let (header, len) = if first < 254 {
+            (1, first as usize)
+        } else if first == 254 {
+            let bytes = self.buf.get(self.pos + 1..self.pos + 4).ok_or_else(|| self.error("truncated string length"))?;
+            (4, bytes[0] as usize | (bytes[1] as usize) << 8 | (bytes[2] as usize) << 16)
+        } else {
+            return Err(self.error("string length byte 0xff is invalid"));
+        };
+        let padded = (header + len).div_ceil(4) * 4;
+        if padded > self.remaining() {
+            return Err(self.error(format!("string of {len} bytes, {} left", self.remaining())));
+        }
+        self.pos += padded;
+        Ok(&self.buf[start + header..start + header + len])
+    }
+
+    pub fn read_bytes(&mut self) -> Result<Vec<u8>, TlError> {
+        self.read_byte_slice().map(<[u8]>::to_vec)
+    }
+
+    pub fn read_string(&mut self) -> Result<String, TlError> {
+        let start = self.pos;
+        let bytes = self.read_byte_slice()?;
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(text.to_owned()),
+            Err(e) => Err(TlError { offset: start, message: format!("string is not UTF-8: {e}") }),
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), TlError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(format!("objects nested deeper than {MAX_DEPTH}")));
+        }
+        Ok(())
+    }
+
+    /// A vector element or a whole payload: any constructor of `T`, never null.
+    pub fn read_object<T: TlObject>(&mut self) -> Result<T, TlError> {
+        let id = self.read_u32()?;
+        self.enter()?;
+        let value = T::read_with_id(id, self);
+        self.depth -= 1;
+        value
+    }
+
+    /// An object field: `None` for `null`.
+    pub fn read_optional<T: TlObject>(&mut self) -> Result<Option<T>, TlError> {
+        let id = self.read_u32()?;
+        if id == NULL {
+            return Ok(None);
+        }
+        self.enter()?;
+        let value = T::read_with_id(id, self);
+        self.depth -= 1;
+        value.map(Some)
+    }
+
+    pub fn read_vector<T>(&mut self, mut read: impl FnMut(&mut Self) -> Result<T, TlError>) -> Result<Vec<T>, TlError> {
+        let id = self.read_u32()?;
+        if id != VECTOR {
+            self.pos -= 4;
+            return Err(self.unexpected_constructor(id, "vector"));
+        }
+        let count = self.read_i32()?;
+        // Every element takes at least 4 bytes, so a count the input cannot hold is refused
+        // before it sizes an allocation.
+        if count < 0 || count as usize > self.remaining() / 4 {
+            return Err(self.error(format!("vector of {count} elements, {} bytes left", self.remaining())));
+        }
+        let mut values = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            values.push(read(self)?);
+        }
+        Ok(values)
+    }
+
+    /// Fails unless every byte was consumed.
+    pub fn finish(&self) -> Result<(), TlError> {
+        if self.remaining() == 0 { Ok(()) } else { Err(self.error(format!("{} bytes left after the object", self.remaining()))) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(f: impl FnOnce(&mut TlWriter)) -> Vec<u8> {
+        let mut w = TlWriter::new(Vec::new());
+        f(&mut w);
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn int32_is_four_bytes_little_endian() {
+        assert_eq!(written(|w| w.write_i32(-2)), [0xfe, 0xff, 0xff, 0xff]);
+        assert_eq!(TlReader::new(&[0xfe, 0xff, 0xff, 0xff]).read_i32().unwrap(), -2);
+    }
+
+    #[test]
+    fn int64_and_double_are_eight_bytes_little_endian() {
+        assert_eq!(written(|w| w.write_i64(0x0102030405060708)), [8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(written(|w| w.write_f64(1.5)), [0, 0, 0, 0, 0, 0, 0xf8, 0x3f]);
+        assert_eq!(TlReader::new(&[0, 0, 0, 0, 0, 0, 0xf8, 0x3f]).read_f64().unwrap(), 1.5);
+    }
+
+    #[test]
+    fn bools_are_boxed_constructors() {
+        assert_eq!(written(|w| w.write_bool(true)), [0xb5, 0x75, 0x72, 0x99]);
+        assert_eq!(written(|w| w.write_bool(false)), [0x37, 0x97, 0x79, 0xbc]);
+        assert!(TlReader::new(&[0, 0, 0, 0]).read_bool().is_err());
+    }
+
+    #[test]
+    fn short_strings_have_a_length_byte_and_padding() {
+        assert_eq!(written(|w| w.write_string("")), [0, 0, 0, 0]);
+        assert_eq!(written(|w| w.write_string("abc")), [3, b'a', b'b', b'c']);
+        assert_eq!(written(|w| w.write_string("abcd")), [4, b'a', b'b', b'c', b'd', 0, 0, 0]);
+        let s = "x".repeat(253);
+        let bytes = written(|w| w.write_string(&s));
+        assert_eq!(bytes.len(), 256);
+        assert_eq!(bytes[0], 253);
+        assert_eq!(bytes[254..], [0, 0]);
+    }
+
+    #[test]
+    fn long_strings_have_0xfe_and_a_three_byte_length() {
+        let s = vec![7u8; 254];
+        let bytes = written(|w| w.write_bytes(&s));
+        assert_eq!(bytes[..4], [0xfe, 254, 0, 0]);
+        assert_eq!(bytes.len(), 260);
+        let s = vec![7u8; 70_000];
+        let bytes = written(|w| w.write_bytes(&s));
+        assert_eq!(bytes[..4], [0xfe, 0x70, 0x11, 0x01]);
+        assert_eq!(bytes.len(), 70_004);
+        assert_eq!(TlReader::new(&bytes).read_bytes().unwrap(), s);
+    }
+
+    #[test]
+    fn strings_over_the_limit_fail_at_finish() {
+        let mut w = TlWriter::new(Vec::new());
+        w.write_bytes(&vec![0; MAX_STRING_LEN + 1]);
+        assert!(w.finish().is_err());
+    }
+
+    #[test]
+    fn vectors_are_boxed_with_a_count() {
+        let bytes = written(|w| w.write_vector(&[1, 2], |w, x| w.write_i32(*x)));
+        assert_eq!(bytes, [0x15, 0xc4, 0xb5, 0x1c, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        let mut r = TlReader::new(&bytes);
+        assert_eq!(r.read_vector(|r| r.read_i32()).unwrap(), [1, 2]);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn a_count_the_input_cannot_hold_is_refused_before_allocating() {
+        let bytes = [0x15, 0xc4, 0xb5, 0x1c, 0, 0, 0, 0x40, 1, 0, 0, 0];
+        let err = TlReader::new(&bytes).read_vector(|r| r.read_i32()).unwrap_err();
+        assert!(err.message.contains("1073741824 elements"), "{err}");
+        let huge_string = [0xfe, 0xff, 0xff, 0xff, 0];
+        assert!(TlReader::new(&huge_string).read_bytes().is_err());
+    }
+
+    #[test]
+    fn strings_must_be_utf8() {
+        let err = TlReader::new(&[2, 0xc3, 0x28, 0]).read_string().unwrap_err();
+        assert_eq!(err.offset, 0);
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per wire format. Adding a format: one file here and one line in
+//! [`crate::registry`].
+
+pub mod bincode;
+pub mod json;
+pub mod msgpack;
+pub mod protobuf;
+pub mod tl;

@@ -1,0 +1,149 @@
+//! The corpus: TDLib JSON payloads, one per line, in `corpus/*.jsonl`, decoded once at load with
+//! the reference reader (`json`) and grouped into [`lanes`].
+//!
+//! Loading never drops a line silently: a malformed line, an unknown `@type` or a blank line is
+//! an error naming `file:line` and the reason, and every such error in the corpus is reported.
+
+pub mod lanes;
+pub mod synth;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use tdbench_models::Object;
+
+use crate::codecs::json::Json;
+use crate::Codec;
+pub use lanes::{FileRole, Lane, LANES};
+
+/// One payload of the corpus.
+#[derive(Debug, Clone)]
+pub struct Payload {
+    /// The file name within the corpus folder.
+    pub file: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's bytes, without the newline.
+    pub json: Vec<u8>,
+    /// The line decoded by the reference reader.
+    pub value: Object,
+    pub role: FileRole,
+    pub lane: Option<&'static str>,
+}
+
+impl Payload {
+    /// `corpus/synthetic.jsonl:12`, the form every error uses.
+    pub fn location(&self) -> String {
+        format!("corpus/{}:{}", self.file, self.line)
+    }
+
+    /// How reports name it: synthetic payloads carry a `~`.
+    pub fn display_name(&self) -> String {
+        let prefix = if self.role.synthetic { "~" } else { "" };
+        format!("{prefix}{}", self.value.tl_name())
+    }
+}
+
+/// A line that could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub location: String,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// Every payload of a corpus folder, in file-name then line order.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    pub payloads: Vec<Payload>,
+}
+
+impl Corpus {
+    /// The `corpus/` folder of this checkout.
+    pub fn default_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+    }
+
+    /// Loads every `*.jsonl` in `dir`; on failure, every failing line is listed.
+    pub fn load(dir: &Path) -> Result<Corpus, Vec<LoadError>> {
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect(),
+            Err(e) => return Err(vec![LoadError { location: dir.display().to_string(), message: e.to_string() }]),
+        };
+        files.sort();
+        if files.is_empty() {
+            return Err(vec![LoadError { location: dir.display().to_string(), message: "no *.jsonl files".into() }]);
+        }
+        let mut corpus = Corpus::default();
+        let mut errors = Vec::new();
+        for path in files {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+            match std::fs::read(&path) {
+                Ok(bytes) => corpus.add_file(&name, &bytes, &mut errors),
+                Err(e) => errors.push(LoadError { location: format!("corpus/{name}"), message: e.to_string() }),
+            }
+        }
+        if errors.is_empty() { Ok(corpus) } else { Err(errors) }
+    }
+
+    /// Parses one file's text; errors are collected, good lines kept.
+    pub fn add_file(&mut self, name: &str, bytes: &[u8], errors: &mut Vec<LoadError>) {
+        let role = FileRole::of(name);
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        if body.is_empty() {
+            errors.push(LoadError { location: format!("corpus/{name}"), message: "empty file".into() });
+            return;
+        }
+        for (index, line) in body.split(|&b| b == b'\n').enumerate() {
+            let location = format!("corpus/{name}:{}", index + 1);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                errors.push(LoadError { location, message: "blank line".into() });
+                continue;
+            }
+            match Json.decode(line) {
+                Ok(value) => self.payloads.push(Payload {
+                    file: name.to_string(),
+                    line: index + 1,
+                    json: line.to_vec(),
+                    lane: lanes::lane_of(role, &value, line.len()),
+                    value,
+                    role,
+                }),
+                Err(e) => errors.push(LoadError { location, message: e.to_string() }),
+            }
+        }
+    }
+
+    /// The payloads of one lane, in corpus order.
+    pub fn lane(&self, name: &str) -> Vec<&Payload> {
+        self.payloads.iter().filter(|p| p.lane == Some(name)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_lines_are_named_and_good_lines_kept() {
+        let mut corpus = Corpus::default();
+        let mut errors = Vec::new();
+        let text = b"{\"@type\":\"ok\"}\n\n{\"@type\":\"noSuchThing\"}\n{\"@type\":\"ok\"\n{\"@type\":\"updateOption\",\"name\":\"x\",\"value\":{\"@type\":\"linkPreview\"}}\n";
+        corpus.add_file("capture.jsonl", text, &mut errors);
+        assert_eq!(corpus.payloads.len(), 1);
+        let messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert!(messages[0].starts_with("corpus/capture.jsonl:2: blank line"));
+        assert!(messages[1].starts_with("corpus/capture.jsonl:3:") && messages[1].contains("unknown @type `noSuchThing`"), "{}", messages[1]);
+        assert!(messages[2].starts_with("corpus/capture.jsonl:4:") && messages[2].contains("EOF"), "{}", messages[2]);
+        assert!(messages[3].contains("linkPreview"), "{}", messages[3]);
+    }
+}

@@ -1,0 +1,17 @@
+//! tdbench: what the TDLib JSON path costs per payload, against protobuf, MessagePack, binary TL
+//! and bincode encodings of the same objects.
+//!
+//! Data flows one way: the generated models (`tdbench-models`) → [`codecs`] (one module per
+//! wire format, all behind the [`Codec`] trait, listed in [`registry`]) → [`corpus`] (payloads
+//! and the lanes that group them) → [`validate`] (every payload decodes, agrees and round-trips
+//! before anything is timed).
+
+pub mod codec;
+pub mod codecs;
+pub mod corpus;
+pub mod registry;
+pub mod validate;
+
+pub use codec::{Codec, CodecError};
+pub use tdbench_models as models;
+pub use tdbench_models::Object;

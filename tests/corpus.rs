@@ -1,0 +1,143 @@
+//! The corpus is what the generator writes, every payload validates, lanes have the sizes TDLib
+//! emits, and the validator catches what it is there to catch.
+
+use tdbench::corpus::lanes::LANES;
+use tdbench::corpus::{synth, Corpus, FileRole, Payload};
+use tdbench::registry::tdlib_json_codecs;
+use tdbench::validate::{validate_corpus, validate_payload};
+
+fn corpus() -> Corpus {
+    Corpus::load(&Corpus::default_dir()).unwrap_or_else(|errors| {
+        panic!("corpus does not load:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+    })
+}
+
+#[test]
+fn committed_synthetic_files_are_what_the_generator_writes() {
+    for file in synth::generate() {
+        let path = Corpus::default_dir().join(file.name);
+        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            committed == file.text(),
+            "{} differs from the generator's output: run `cargo run --release --bin gen-corpus`",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn every_payload_validates() {
+    let corpus = corpus();
+    assert!(corpus.payloads.len() > 100);
+    let failures = validate_corpus(&corpus);
+    assert!(failures.is_empty(), "{}", failures.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn every_lane_cycles_several_variants() {
+    let corpus = corpus();
+    for lane in LANES {
+        let payloads = corpus.lane(lane.name);
+        assert!(payloads.len() >= 4, "lane {} has {} payloads", lane.name, payloads.len());
+        let distinct: std::collections::HashSet<&[u8]> = payloads.iter().map(|p| p.json.as_slice()).collect();
+        assert!(distinct.len() >= 4, "lane {} has {} distinct payloads", lane.name, distinct.len());
+    }
+}
+
+#[test]
+fn synthetic_lanes_are_within_25_percent_of_what_tdlib_emits() {
+    let corpus = corpus();
+    for lane in LANES {
+        let Some(typical) = lane.typical_json_bytes else { continue };
+        let payloads: Vec<&Payload> = corpus.lane(lane.name).into_iter().filter(|p| p.role.synthetic).collect();
+        let mean = payloads.iter().map(|p| p.json.len()).sum::<usize>() as f64 / payloads.len() as f64;
+        let ratio = mean / typical as f64;
+        assert!((0.75..=1.25).contains(&ratio), "lane {}: mean {mean:.0} B against TDLib's ~{typical} B", lane.name);
+    }
+    let sizes = |lane: &str| corpus.lane(lane).iter().map(|p| p.json.len()).collect::<Vec<_>>();
+    assert!(sizes("string-64k").iter().all(|&n| n > 65_536));
+    assert!(sizes("bytes-1k").iter().all(|&n| (1024..8192).contains(&n)));
+}
+
+#[test]
+fn unknown_fields_of_every_shape_are_skipped_and_dropped_on_re_encode() {
+    let expectations = synth::unknown_fields_expectations();
+    assert!(expectations.len() >= 8);
+    for (line, canonical) in &expectations {
+        assert_ne!(line, canonical);
+        for codec in tdlib_json_codecs() {
+            let value = codec.decode(line.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{line}"));
+            assert_eq!(value, codec.decode(canonical.as_bytes()).unwrap(), "{}: {line}", codec.name());
+            let mut out = Vec::new();
+            codec.encode(&value, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), *canonical, "{}", codec.name());
+        }
+    }
+    let shapes = ["\"new_object\":{", "\"new_array\":[", "\"new_string\":", "\"@extra\":"];
+    let all: String = expectations.iter().map(|(line, _)| line.as_str()).collect();
+    for shape in shapes {
+        assert!(all.contains(shape), "the unknown-field file never exercises {shape}");
+    }
+}
+
+#[test]
+fn reader_only_forms_re_encode_to_tdlib_form() {
+    for (line, canonical) in synth::ESCAPES_READER {
+        for codec in tdlib_json_codecs() {
+            let value = codec.decode(line.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{line}"));
+            let mut out = Vec::new();
+            codec.encode(&value, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), *canonical, "{}: {line}", codec.name());
+        }
+    }
+}
+
+fn payload(file: &str, json: &str, value_json: &str) -> Payload {
+    let value = tdbench::codecs::json::Json;
+    let value = tdbench::Codec::decode(&value, value_json.as_bytes()).unwrap();
+    Payload { file: file.into(), line: 3, json: json.as_bytes().to_vec(), value, role: FileRole::of(file), lane: None }
+}
+
+#[test]
+fn validation_catches_bytes_tdlib_would_not_write() {
+    let tdlib = r#"{"@type":"updateOption","name":"x","value":{"@type":"optionValueInteger","value":"5"}}"#;
+    assert!(validate_payload(&payload("capture.jsonl", tdlib, tdlib)).is_empty());
+    // The same object, but int64 as a bare number: not TDLib's bytes.
+    let bare = r#"{"@type":"updateOption","name":"x","value":{"@type":"optionValueInteger","value":5}}"#;
+    let failures = validate_payload(&payload("capture.jsonl", bare, bare));
+    assert!(!failures.is_empty());
+    let message = failures[0].to_string();
+    assert!(message.starts_with("corpus/capture.jsonl:3: json: re-encoding differs") && message.contains("at byte 81"), "{message}");
+    // In a file that says it is not in TDLib's form, it is fine.
+    assert!(validate_payload(&payload("capture-reader.jsonl", bare, bare)).is_empty());
+}
+
+#[test]
+fn validation_catches_a_reader_that_returns_another_object() {
+    let line = r#"{"@type":"testString","value":"a"}"#;
+    let failures = validate_payload(&payload("capture.jsonl", line, r#"{"@type":"testString","value":"b"}"#));
+    assert!(failures.iter().any(|f| f.message.contains("different value")), "{failures:?}");
+}
+
+#[test]
+fn validate_binary_names_every_failing_payload() {
+    let dir = std::env::temp_dir().join(format!("tdbench-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("capture.jsonl"),
+        "{\"@type\":\"ok\"}\n{\"@type\":\"notAType\"}\n{\"@type\":\"testString\",\"value\":\"x\"\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_validate")).arg("--corpus").arg(&dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("corpus/capture.jsonl:2: json:") && stderr.contains("unknown @type `notAType`"), "{stderr}");
+    assert!(stderr.contains("corpus/capture.jsonl:3: json:"), "{stderr}");
+
+    std::fs::write(dir.join("capture.jsonl"), "{\"@type\":\"ok\"}\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_validate")).arg("--corpus").arg(&dir).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let usage = std::process::Command::new(env!("CARGO_BIN_EXE_validate")).arg("--data").arg("nope").output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
