@@ -11,6 +11,7 @@ pub mod codecs;
 pub mod corpus;
 pub mod registry;
 pub mod validate;
+pub mod worker;
 
 pub use codec::{Codec, CodecError};
 pub use tdbench_models as models;

@@ -1,0 +1,337 @@
+//! `./run.sh`: builds both trees, runs the workers in balanced order, confirms what the first
+//! pass finds slower, merges, and leaves an `INCOMPLETE` marker until results are written, so an
+//! interrupted run never looks complete.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use xshell::{cmd, Shell};
+
+use crate::merge;
+use crate::options::{self, Options};
+use crate::plan::{self, Plan, PlanSettings, Slot, TreeInfo};
+
+/// A failure that ends the run: exit 1 for a failed worker, 2 for usage and environment.
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+fn environment(message: impl Into<String>) -> Failure {
+    Failure { code: 2, message: message.into() }
+}
+
+pub fn main(args: Vec<String>) -> ExitCode {
+    let options = match options::parse(args.clone()) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{}", options::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("run: {e}\n\n{}", options::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options, args) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("run: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+struct Trees {
+    current: TreeInfo,
+    current_worker: PathBuf,
+    baseline: Option<(TreeInfo, PathBuf)>,
+}
+
+fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
+    let sh = Shell::new().map_err(|e| environment(e.to_string()))?;
+    let root = cmd!(sh, "git rev-parse --show-toplevel")
+        .quiet()
+        .read()
+        .map(PathBuf::from)
+        .map_err(|_| environment("run from inside tdbench's git repository (./run.sh does)"))?;
+    sh.change_dir(&root);
+
+    if options.validate_only {
+        let status = Command::new("cargo")
+            .args(["run", "--release", "--quiet", "--bin", "validate", "--"])
+            .current_dir(&root)
+            .status()
+            .map_err(|e| environment(format!("cannot run cargo: {e}")))?;
+        return Ok(ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8));
+    }
+
+    let trees = prepare_trees(&sh, &root, options)?;
+    let (lanes, implementations) = selection(&trees.current_worker, options)?;
+
+    let output = if options.output.is_absolute() { options.output.clone() } else { root.join(&options.output) };
+    clear_previous_run(&output)?;
+    std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
+        .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
+
+    let roles: Vec<&str> = if trees.baseline.is_some() { vec!["baseline", "current"] } else { vec!["current"] };
+    let mut plan = Plan {
+        nonce: nonce(),
+        command: std::iter::once("./run.sh".to_string()).chain(args).collect(),
+        lanes: lanes.clone(),
+        implementations: implementations.clone(),
+        baseline: trees.baseline.as_ref().map(|(info, _)| info.clone()),
+        current: trees.current.clone(),
+        settings: PlanSettings {
+            duration_ms: options.duration_ms,
+            warmup_ms: options.warmup_ms,
+            rounds: options.rounds,
+            confirm_rounds: options.confirm_rounds,
+            allocation_iterations: options.allocation_iterations,
+            threshold_percent: options.threshold,
+            allow_format_change: options.allow_format_change,
+        },
+        slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &implementations, &roles, options.rounds, 0, "screen")).collect(),
+    };
+    write_plan(&output, &plan)?;
+    let corpus = root.join("corpus");
+    let mut progress = Progress::new(plan.slots.len(), options.ci);
+    for slot in plan.slots.clone() {
+        run_slot(&slot, &plan, &trees, &corpus, &output, &mut progress)?;
+    }
+    progress.finish();
+
+    if trees.baseline.is_some() && options.confirm_rounds > 0 {
+        let (samples, _) = merge::load_samples(&output, &plan);
+        let flagged = merge::screen_flags(&plan, &samples);
+        let mut groups: Vec<(String, String)> = flagged.iter().map(|k| (k.lane.clone(), k.implementation.clone())).collect();
+        groups.dedup();
+        if !groups.is_empty() {
+            eprintln!("confirming {} comparison(s) the first pass found slower: {}", flagged.len(), flagged.iter().map(|k| format!("{}/{}/{}", k.lane, k.implementation, k.operation)).collect::<Vec<_>>().join(", "));
+            let first = 2 * options.rounds;
+            let mut added = Vec::new();
+            for (lane, implementation) in &groups {
+                added.extend(plan::lane_slots(lane, std::slice::from_ref(implementation), &roles, options.confirm_rounds, first, "confirm"));
+            }
+            plan.slots.extend(added.iter().cloned());
+            write_plan(&output, &plan)?;
+            let mut progress = Progress::new(added.len(), options.ci);
+            for slot in &added {
+                run_slot(slot, &plan, &trees, &corpus, &output, &mut progress)?;
+            }
+            progress.finish();
+        }
+    }
+
+    let results = merge::merge(&output).map_err(environment)?;
+    merge::write(&output, &results).map_err(environment)?;
+    let _ = std::fs::remove_file(output.join("INCOMPLETE"));
+    print!("{}", crate::summary::text(&results));
+    println!("results: {}", output.join("results.json").display());
+    Ok(ExitCode::from(if results.verdict == "pass" { 0 } else { 1 }))
+}
+
+fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Failure> {
+    let current = crate::git::current_tree(sh, root).map_err(environment)?;
+    let baseline = if options.no_baseline {
+        None
+    } else {
+        let commit = crate::git::commit_of(sh, &options.baseline).map_err(environment)?;
+        let info = crate::git::prepare_baseline(sh, root, &options.baseline_worktree, &options.baseline, &commit).map_err(environment)?;
+        Some(info)
+    };
+    eprintln!(
+        "current tree: {} {}{}",
+        root.display(),
+        &current.commit[..10],
+        if current.dirty { " (uncommitted changes)" } else { "" }
+    );
+    let current_target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+    build_worker(root, &current_target, "current", options.ci)?;
+    let baseline = match baseline {
+        None => None,
+        Some(info) => {
+            eprintln!("baseline tree: {} {} ({})", info.path, &info.commit[..10], info.reference);
+            let path = PathBuf::from(&info.path);
+            let target = path.join("target");
+            build_worker(&path, &target, "baseline", options.ci)?;
+            Some((info, target.join("release/worker")))
+        }
+    };
+    Ok(Trees { current, current_worker: current_target.join("release/worker"), baseline })
+}
+
+/// Each tree builds its own worker into its own target folder.
+fn build_worker(tree: &Path, target: &Path, role: &str, ci: bool) -> Result<(), Failure> {
+    eprintln!("building the {role} tree's worker (release)…");
+    let mut command = Command::new("cargo");
+    command.args(["build", "--release", "--bin", "worker"]).current_dir(tree).env("CARGO_TARGET_DIR", target);
+    if ci {
+        command.arg("--quiet");
+    }
+    let status = command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        return Err(environment(format!(
+            "the {role} tree ({}) does not build a worker; a baseline older than the runner has none — pick a later --baseline",
+            tree.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The lanes and implementations asked for, checked against what the current worker knows.
+fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<String>), Failure> {
+    let output = Command::new(worker).arg("--list").output().map_err(|e| environment(format!("cannot run {}: {e}", worker.display())))?;
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| environment(format!("worker --list: {e}")))?;
+    let names = |key: &str| -> Vec<String> {
+        list[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
+    };
+    let lanes = options::select(&options.lanes, &names("lanes"), "lane", "--data").map_err(environment)?;
+    let implementations =
+        options::select(&options.implementations, &names("implementations"), "implementation", "--serializer").map_err(environment)?;
+    Ok((lanes, implementations))
+}
+
+/// Removes what an earlier run left in the output folder (only the files a run writes).
+fn clear_previous_run(output: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(output).map_err(|e| environment(format!("cannot create {}: {e}", output.display())))?;
+    let _ = std::fs::remove_dir_all(output.join("samples"));
+    for name in ["plan.json", "results.json", "results.json.partial", "summary.md", "INCOMPLETE"] {
+        let _ = std::fs::remove_file(output.join(name));
+    }
+    Ok(())
+}
+
+fn write_plan(output: &Path, plan: &Plan) -> Result<(), Failure> {
+    let partial = output.join("plan.json.partial");
+    std::fs::write(&partial, serde_json::to_string_pretty(plan).expect("plan serializes"))
+        .and_then(|_| std::fs::rename(&partial, output.join("plan.json")))
+        .map_err(|e| environment(format!("cannot write the plan: {e}")))
+}
+
+fn nonce() -> String {
+    let mut bytes = [0u8; 8];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).is_err() {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        bytes = (t.as_nanos() as u64 ^ std::process::id() as u64).to_le_bytes();
+    }
+    tdbench::worker::hex(&bytes)
+}
+
+fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Path, progress: &mut Progress) -> Result<(), Failure> {
+    let worker = if slot.role == "baseline" {
+        &trees.baseline.as_ref().expect("baseline slots only with a baseline").1
+    } else {
+        &trees.current_worker
+    };
+    let file = slot.file(output);
+    std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
+    let s = &plan.settings;
+    let args: Vec<String> = vec![
+        "--implementation".into(),
+        slot.implementation.clone(),
+        "--lane".into(),
+        slot.lane.clone(),
+        "--role".into(),
+        slot.role.clone(),
+        "--nonce".into(),
+        plan.nonce.clone(),
+        "--sample".into(),
+        slot.sample.to_string(),
+        "--corpus".into(),
+        corpus.display().to_string(),
+        "--output".into(),
+        file.display().to_string(),
+        "--duration-ms".into(),
+        s.duration_ms.to_string(),
+        "--warmup-ms".into(),
+        s.warmup_ms.to_string(),
+        "--allocation-iterations".into(),
+        s.allocation_iterations.to_string(),
+    ];
+    let reproduce = std::iter::once(worker.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+    let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
+    let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms));
+    let started = Instant::now();
+    let mut child = Command::new(worker)
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| environment(format!("cannot start {}: {e}", worker.display())))?;
+    let mut stderr = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => return Err(environment(format!("waiting for {name}: {e}"))),
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    let failed = match status {
+        None => Some(format!("did not finish within {}s and was stopped", timeout.as_secs())),
+        Some(status) if !status.success() => Some(format!("failed ({status})")),
+        Some(_) if !file.exists() => Some("exited without writing its result".into()),
+        Some(_) => None,
+    };
+    if let Some(what) = failed {
+        progress.finish();
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        return Err(Failure {
+            code: 1,
+            message: format!(
+                "worker {name} {what}\n--- last lines of its stderr ---\n{}\n--- reproduce with ---\n{reproduce}\n(the samples so far and the INCOMPLETE marker are left in {})",
+                tail.join("\n"),
+                output.display()
+            ),
+        });
+    }
+    progress.step(&slot.lane, started.elapsed());
+    Ok(())
+}
+
+/// A progress line with an ETA on a terminal; a plain line every few workers under `--ci`.
+struct Progress {
+    total: usize,
+    done: usize,
+    spent: Duration,
+    interactive: bool,
+}
+
+impl Progress {
+    fn new(total: usize, ci: bool) -> Progress {
+        Progress { total, done: 0, spent: Duration::ZERO, interactive: !ci && std::io::stderr().is_terminal() }
+    }
+
+    fn step(&mut self, lane: &str, took: Duration) {
+        self.done += 1;
+        self.spent += took;
+        let eta = self.spent.as_secs_f64() / self.done as f64 * (self.total - self.done) as f64;
+        let line = format!("[{lane}] {}/{} workers, ETA {}:{:02}", self.done, self.total, eta as u64 / 60, eta as u64 % 60);
+        if self.interactive {
+            eprint!("\r\x1b[K{line}");
+            let _ = std::io::stderr().flush();
+        } else if self.done % 20 == 0 || self.done == self.total {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.interactive && self.done > 0 {
+            eprintln!();
+            self.done = 0;
+        }
+    }
+}

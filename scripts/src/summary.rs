@@ -1,0 +1,95 @@
+//! The verdict table, for the terminal and as markdown for a pull-request comment.
+
+use crate::merge::{Comparison, Results};
+
+fn percent(x: f64) -> String {
+    if x.is_finite() { format!("{:+.2}%", x * 100.0) } else { "new".into() }
+}
+
+fn value(c: &Comparison, x: f64) -> String {
+    match c.metric.as_str() {
+        "latency" => format!("{x:.1} ns"),
+        _ => format!("{x:.2}"),
+    }
+}
+
+fn row(c: &Comparison) -> [String; 9] {
+    [
+        c.lane.clone(),
+        c.implementation.clone(),
+        format!("{} {}", c.operation, c.metric),
+        value(c, c.baseline),
+        value(c, c.current),
+        percent(c.change),
+        c.interval.map_or("–".into(), |(l, h)| format!("{} … {}", percent(l), percent(h))),
+        c.detectable.map_or("–".into(), |d| format!("≥{:.1}%", d * 100.0)),
+        format!("{}{}", c.verdict, if c.stage == "confirm" { " (confirmed run)" } else { "" }),
+    ]
+}
+
+const HEADER: [&str; 9] = ["lane", "implementation", "operation", "baseline", "current", "change", "interval", "detectable", "verdict"];
+
+/// Latency rows for every comparison; allocation rows only where they changed.
+fn shown(results: &Results) -> impl Iterator<Item = &Comparison> {
+    results.comparisons.iter().filter(|c| c.metric == "latency" || c.change != 0.0)
+}
+
+pub fn text(results: &Results) -> String {
+    let rows: Vec<[String; 9]> = shown(results).map(row).collect();
+    let mut widths = HEADER.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(&HEADER.map(String::from));
+    for r in &rows {
+        out += &line(r);
+    }
+    out += &footer(results);
+    out
+}
+
+pub fn markdown(results: &Results) -> String {
+    let p = &results.provenance;
+    let mut out = format!("## tdbench: {}\n\n", if results.verdict == "pass" { "pass" } else { "FAIL" });
+    out += &format!(
+        "current `{}`{} against baseline {}; {}.\n\n",
+        short(&p.current.commit),
+        if p.current.dirty { " (uncommitted changes)" } else { "" },
+        p.baseline.as_ref().map_or("none".to_string(), |b| format!("`{}` ({})", short(&b.commit), b.reference)),
+        p.machine.as_ref().map_or("no samples".to_string(), |m| format!("{}, {} cores, {}", m.cpu, m.cores, m.rustc)),
+    );
+    out += &format!("| {} |\n|{}|\n", HEADER.join(" | "), HEADER.map(|_| "---").join("|"));
+    for r in shown(results).map(row) {
+        out += &format!("| {} |\n", r.join(" | "));
+    }
+    out += "\n";
+    out += &footer(results);
+    out
+}
+
+fn footer(results: &Results) -> String {
+    let mut out = String::new();
+    for v in &results.violations {
+        let at = match (&v.lane, &v.implementation, &v.operation) {
+            (Some(l), Some(i), Some(o)) => format!("{l}/{i}/{o}: "),
+            _ => String::new(),
+        };
+        out += &format!("violation: {}: {at}{}\n", v.kind, v.message);
+    }
+    out += &format!(
+        "verdict: {} ({} comparisons, {} violations)\n",
+        results.verdict,
+        results.comparisons.len(),
+        results.violations.len()
+    );
+    out
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}

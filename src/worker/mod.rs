@@ -1,0 +1,298 @@
+//! The worker: one implementation on one lane, in a process of its own, written to one JSON
+//! file. It knows nothing of the runner beyond its command line and the JSON it writes.
+//!
+//! 1. load the corpus and validate the lane's payloads with every implementation — refusing to
+//!    measure on any failure;
+//! 2. warm up, then time encode and decode in alternating batches for `--duration-ms`, keeping
+//!    every batch's ns/op;
+//! 3. count allocations over a fixed number of operations;
+//! 4. write the result with provenance (`result::WorkerResult`).
+
+pub mod alloc;
+pub mod machine;
+pub mod result;
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+use tdbench_models::Object;
+
+use crate::codecs::json::Json;
+use crate::corpus::{lanes, Corpus, Payload};
+use crate::registry::{self, Floor, Implementation};
+use crate::validate::validate_payload;
+use crate::Codec;
+use result::{BatchStats, CorpusSummary, OperationResult, Proof, Settings, Tree, WorkerResult, SCHEMA_VERSION};
+
+/// What one worker run is asked to do.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub implementation: String,
+    pub lane: String,
+    pub role: String,
+    pub nonce: String,
+    pub sample: u32,
+    pub corpus_dir: PathBuf,
+    /// `encode`, `decode`, or both when `None`.
+    pub operation: Option<String>,
+    pub settings: Settings,
+}
+
+/// One timed operation over the lane's payloads, cycled in order.
+enum Kernel<'a> {
+    Encode { codec: &'static dyn Codec, values: Vec<&'a Object> },
+    Decode { codec: &'static dyn Codec, inputs: Vec<Vec<u8>> },
+    Clone { values: Vec<&'a Object> },
+    Memcpy { inputs: Vec<&'a [u8]> },
+}
+
+impl Kernel<'_> {
+    fn operation(&self) -> &'static str {
+        match self {
+            Kernel::Encode { .. } | Kernel::Memcpy { .. } => "encode",
+            Kernel::Decode { .. } | Kernel::Clone { .. } => "decode",
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Kernel::Encode { values, .. } | Kernel::Clone { values } => values.len(),
+            Kernel::Decode { inputs, .. } => inputs.len(),
+            Kernel::Memcpy { inputs } => inputs.len(),
+        }
+    }
+}
+
+/// The loop every measurement runs: `n` operations from payload `*cursor` on, cycling.
+/// Not inlined, so `valgrind --toggle-collect='*measured_loop*'` counts exactly this.
+#[inline(never)]
+fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
+    let len = kernel.len();
+    let mut at = *cursor;
+    let mut next = || {
+        let this = at;
+        at += 1;
+        if at == len {
+            at = 0;
+        }
+        this
+    };
+    match kernel {
+        Kernel::Encode { codec, values } => {
+            for _ in 0..n {
+                buffer.clear();
+                codec.encode(values[next()], buffer).expect("validated payloads encode");
+                black_box(&*buffer);
+            }
+        }
+        Kernel::Decode { codec, inputs } => {
+            for _ in 0..n {
+                let value = codec.decode(&inputs[next()]).expect("validated payloads decode");
+                // Dropping the value is part of decoding's cost, as it is in a client.
+                drop(black_box(value));
+            }
+        }
+        Kernel::Clone { values } => {
+            for _ in 0..n {
+                drop(black_box(values[next()].clone()));
+            }
+        }
+        Kernel::Memcpy { inputs } => {
+            for _ in 0..n {
+                buffer.clear();
+                buffer.extend_from_slice(inputs[next()]);
+                black_box(&*buffer);
+            }
+        }
+    }
+    *cursor = at;
+}
+
+fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
+    let mut out = Vec::new();
+    codec.encode(value, &mut out).expect("validated payloads encode");
+    out
+}
+
+fn kernels<'a>(implementation: Implementation, payloads: &[&'a Payload]) -> Vec<Kernel<'a>> {
+    let values: Vec<&Object> = payloads.iter().map(|p| &p.value).collect();
+    match implementation {
+        Implementation::Codec(codec) => vec![
+            Kernel::Encode { codec, values: values.clone() },
+            Kernel::Decode { codec, inputs: values.iter().map(|v| encode_with(codec, v)).collect() },
+        ],
+        Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
+        Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| p.json.as_slice()).collect() }],
+    }
+}
+
+/// Hash of every payload's output, and the first output: what the kernel produced, so baseline
+/// and current can be shown to have done the same work.
+fn proof(kernel: &Kernel) -> (Proof, f64) {
+    let outputs: Vec<Vec<u8>> = match kernel {
+        Kernel::Encode { codec, values } => values.iter().map(|v| encode_with(*codec, v)).collect(),
+        Kernel::Decode { codec, inputs } => inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect(),
+        Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
+        Kernel::Memcpy { inputs } => inputs.iter().map(|i| i.to_vec()).collect(),
+    };
+    let mut hash = Sha256::new();
+    for output in &outputs {
+        hash.update((output.len() as u64).to_le_bytes());
+        hash.update(output);
+    }
+    let encoded_bytes = match kernel {
+        Kernel::Decode { inputs, .. } => inputs.iter().map(Vec::len).sum::<usize>(),
+        Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, v).len()).sum(),
+        _ => outputs.iter().map(Vec::len).sum(),
+    } as f64
+        / kernel.len() as f64;
+    let proof = Proof {
+        sha256: hex(&hash.finalize()),
+        first_base64: base64::engine::general_purpose::STANDARD.encode(&outputs[0]),
+    };
+    (proof, encoded_bytes)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 over every payload of the corpus: file, line and bytes.
+pub fn corpus_sha256(corpus: &Corpus) -> String {
+    let mut hash = Sha256::new();
+    for p in &corpus.payloads {
+        hash.update(p.file.as_bytes());
+        hash.update((p.line as u64).to_le_bytes());
+        hash.update((p.json.len() as u64).to_le_bytes());
+        hash.update(&p.json);
+    }
+    hex(&hash.finalize())
+}
+
+/// Runs a job; the error says why nothing was measured.
+pub fn run(job: &Job) -> Result<WorkerResult, String> {
+    let implementation = registry::implementation(&job.implementation)?;
+    let lane = lanes::lane(&job.lane).ok_or_else(|| lanes::parse_lane_list(&job.lane).unwrap_err())?;
+    let corpus = Corpus::load(&job.corpus_dir).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        format!("the corpus does not load; nothing measured:\n{}", lines.join("\n"))
+    })?;
+    let payloads = corpus.lane(lane.name);
+    if payloads.is_empty() {
+        return Err(format!("lane `{}` has no payloads in {}", lane.name, job.corpus_dir.display()));
+    }
+    let failures: Vec<String> = payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect();
+    if !failures.is_empty() {
+        return Err(format!("validation failed; nothing measured:\n{}", failures.join("\n")));
+    }
+
+    let mut kernels = kernels(implementation, &payloads);
+    if let Some(operation) = &job.operation {
+        kernels.retain(|k| k.operation() == operation);
+        if kernels.is_empty() {
+            return Err(format!("`{}` has no `{operation}` operation", job.implementation));
+        }
+    }
+    let proofs: Vec<(Proof, f64)> = kernels.iter().map(proof).collect();
+    let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| Vec::new()).collect();
+    let mut cursors = vec![0usize; kernels.len()];
+    let settings = &job.settings;
+
+    let (batches, ops_per_batch, iterations) = if settings.measure == "instructions" {
+        // A few operations grow the buffers; the counted loop then runs a fixed number.
+        for (i, k) in kernels.iter().enumerate() {
+            measured_loop(k, k.len() as u64 * 2, &mut cursors[i], &mut buffers[i]);
+            cursors[i] = 0;
+        }
+        for (i, k) in kernels.iter().enumerate() {
+            measured_loop(k, settings.instruction_iterations, &mut cursors[i], &mut buffers[i]);
+        }
+        (vec![Vec::new(); kernels.len()], vec![0; kernels.len()], vec![settings.instruction_iterations; kernels.len()])
+    } else {
+        time_batches(&kernels, settings, &mut cursors, &mut buffers)
+    };
+
+    let mut operations = Vec::new();
+    for (i, kernel) in kernels.iter().enumerate() {
+        // Allocation pass: a fixed number of operations from the first payload, so the count
+        // is the same in every process.
+        let n = settings.allocation_iterations.max(1);
+        let mut cursor = 0;
+        alloc::start();
+        measured_loop(kernel, n, &mut cursor, &mut buffers[i]);
+        let (allocations, bytes) = alloc::stop();
+        let (proof, encoded_bytes) = proofs[i].clone();
+        operations.push(OperationResult {
+            operation: kernel.operation().into(),
+            encoded_bytes,
+            proof,
+            stats: BatchStats::of(&batches[i]),
+            batches_ns_per_op: batches[i].clone(),
+            ops_per_batch: ops_per_batch[i],
+            iterations: iterations[i],
+            allocations_per_op: allocations as f64 / n as f64,
+            bytes_per_op: bytes as f64 / n as f64,
+            instructions_per_op: None,
+        });
+    }
+
+    let (commit, dirty) = machine::tree_state(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    Ok(WorkerResult {
+        schema_version: SCHEMA_VERSION,
+        implementation: job.implementation.clone(),
+        lane: lane.name.into(),
+        role: job.role.clone(),
+        nonce: job.nonce.clone(),
+        sample: job.sample,
+        tree: Tree { commit, dirty },
+        machine: machine::Machine::current(),
+        settings: settings.clone(),
+        corpus: CorpusSummary {
+            sha256: corpus_sha256(&corpus),
+            lane_payloads: payloads.len(),
+            lane_json_bytes: payloads.iter().map(|p| p.json.len()).sum(),
+        },
+        operations,
+    })
+}
+
+/// Warm-up sizes the batches (about `batch_us` each, whole cycles of the lane's payloads), then
+/// the kernels take turns, one batch each, until the duration is spent.
+fn time_batches(
+    kernels: &[Kernel],
+    settings: &Settings,
+    cursors: &mut [usize],
+    buffers: &mut [Vec<u8>],
+) -> (Vec<Vec<f64>>, Vec<u64>, Vec<u64>) {
+    let warmup = Duration::from_millis(settings.warmup_ms.max(1)) / kernels.len() as u32;
+    let mut ops_per_batch = Vec::new();
+    for (i, kernel) in kernels.iter().enumerate() {
+        let started = Instant::now();
+        let mut ops = 0u64;
+        while started.elapsed() < warmup || ops < kernel.len() as u64 {
+            measured_loop(kernel, kernel.len() as u64, &mut cursors[i], &mut buffers[i]);
+            ops += kernel.len() as u64;
+        }
+        let ns_per_op = started.elapsed().as_nanos() as f64 / ops as f64;
+        let cycle = kernel.len() as u64;
+        let wanted = (settings.batch_us as f64 * 1000.0 / ns_per_op).max(1.0) as u64;
+        ops_per_batch.push(wanted.div_ceil(cycle) * cycle);
+    }
+    let mut batches = vec![Vec::new(); kernels.len()];
+    let mut iterations = vec![0u64; kernels.len()];
+    let duration = Duration::from_millis(settings.duration_ms);
+    let started = Instant::now();
+    while started.elapsed() < duration || batches.iter().any(|b| b.len() < 3) {
+        for (i, kernel) in kernels.iter().enumerate() {
+            let n = ops_per_batch[i];
+            let t = Instant::now();
+            measured_loop(kernel, n, &mut cursors[i], &mut buffers[i]);
+            batches[i].push(t.elapsed().as_nanos() as f64 / n as f64);
+            iterations[i] += n;
+        }
+    }
+    (batches, ops_per_batch, iterations)
+}
