@@ -148,7 +148,7 @@ fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Fa
         &current.commit[..10],
         if current.dirty { " (uncommitted changes)" } else { "" }
     );
-    let current_target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
+    let current_target = root.join("target/tdbench-worker");
     build_worker(root, &current_target, "current", options.ci)?;
     let baseline = match baseline {
         None => None,
@@ -164,10 +164,27 @@ fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Fa
 }
 
 /// Each tree builds its own worker into its own target folder.
+///
+/// Both builds remap their source and target folders to the same names: otherwise the paths
+/// embedded in the binary (panic locations, generated files) differ in length, the linker shifts
+/// every function, and two builds of the same commit measure differently — a false alarm in
+/// every A/A run (seen: a 13% gap on `clone`, from a 64-byte shift).
 fn build_worker(tree: &Path, target: &Path, role: &str, ci: bool) -> Result<(), Failure> {
     eprintln!("building the {role} tree's worker (release)…");
+    let mut flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .ok()
+        .filter(|f| !f.is_empty())
+        .map(|f| f.split('\x1f').map(String::from).collect())
+        .unwrap_or_default();
+    flags.push(format!("--remap-path-prefix={}=/tdbench/target", target.display()));
+    flags.push(format!("--remap-path-prefix={}=/tdbench/tree", tree.display()));
     let mut command = Command::new("cargo");
-    command.args(["build", "--release", "--bin", "worker"]).current_dir(tree).env("CARGO_TARGET_DIR", target);
+    command
+        .args(["build", "--release", "--bin", "worker"])
+        .current_dir(tree)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
+        .env_remove("RUSTFLAGS");
     if ci {
         command.arg("--quiet");
     }
@@ -221,10 +238,11 @@ fn nonce() -> String {
 }
 
 fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Path, progress: &mut Progress) -> Result<(), Failure> {
-    let worker = if slot.role == "baseline" {
-        &trees.baseline.as_ref().expect("baseline slots only with a baseline").1
+    let (worker, tree) = if slot.role == "baseline" {
+        let (info, worker) = trees.baseline.as_ref().expect("baseline slots only with a baseline");
+        (worker, PathBuf::from(&info.path))
     } else {
-        &trees.current_worker
+        (&trees.current_worker, PathBuf::from(&trees.current.path))
     };
     let file = slot.file(output);
     std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
@@ -242,6 +260,8 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
         slot.sample.to_string(),
         "--corpus".into(),
         corpus.display().to_string(),
+        "--tree".into(),
+        tree.display().to_string(),
         "--output".into(),
         file.display().to_string(),
         "--duration-ms".into(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tdbench::corpus::{lanes, Corpus};
+use tdbench::corpus::lanes;
 use tdbench::registry;
 use tdbench::worker::{self, alloc::CountingAllocator, result::Settings, Job};
 
@@ -22,7 +22,9 @@ Measures one implementation on one lane in this process and writes one JSON resu
   --role ROLE                   baseline or current, echoed in the result (default: current)
   --nonce TEXT                  echoed, ties the file to a run (default: manual)
   --sample N                    echoed sample index (default: 0)
-  --corpus DIR                  corpus folder (default: this tree's corpus/)
+  --corpus DIR                  corpus folder (default: ./corpus)
+  --tree DIR                    the source tree this worker was built from, for its commit and
+                                dirty flag (default: .)
   --output FILE                 where to write the JSON (default: standard output)
   --operation encode|decode     measure only one operation (default: both)
   --measure time|instructions   time batches, or run a fixed loop for callgrind (default: time)
@@ -72,7 +74,10 @@ fn parse(args: Vec<String>) -> Result<Option<(Job, Option<PathBuf>)>, String> {
         role: "current".into(),
         nonce: "manual".into(),
         sample: 0,
-        corpus_dir: Corpus::default_dir(),
+        // Relative defaults, not paths baked in at compile time: two builds of the same source
+        // in different folders must produce identical binaries (see scripts/src/runner.rs).
+        corpus_dir: PathBuf::from("corpus"),
+        tree: PathBuf::from("."),
         operation: None,
         settings: Settings {
             measure: "time".into(),
@@ -105,6 +110,7 @@ fn parse(args: Vec<String>) -> Result<Option<(Job, Option<PathBuf>)>, String> {
             "--nonce" => job.nonce = value()?,
             "--sample" => job.sample = number(value()?)? as u32,
             "--corpus" => job.corpus_dir = PathBuf::from(value()?),
+            "--tree" => job.tree = PathBuf::from(value()?),
             "--output" => output = Some(PathBuf::from(value()?)),
             "--operation" => {
                 let v = value()?;

@@ -36,6 +36,8 @@ pub struct Job {
     pub nonce: String,
     pub sample: u32,
     pub corpus_dir: PathBuf,
+    /// The source tree the worker was built from.
+    pub tree: PathBuf,
     /// `encode`, `decode`, or both when `None`.
     pub operation: Option<String>,
     pub settings: Settings,
@@ -239,7 +241,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         });
     }
 
-    let (commit, dirty) = machine::tree_state(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let (commit, dirty) = machine::tree_state(&job.tree);
     Ok(WorkerResult {
         schema_version: SCHEMA_VERSION,
         implementation: job.implementation.clone(),
