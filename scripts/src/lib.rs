@@ -5,6 +5,7 @@ pub mod git;
 pub mod merge;
 pub mod options;
 pub mod plan;
+pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod summary;

@@ -76,6 +76,9 @@ pub struct Comparison {
 pub struct Provenance {
     pub nonce: String,
     pub command: Vec<String>,
+    /// What the run was asked to measure, so a report can say what is missing.
+    pub lanes: Vec<String>,
+    pub implementations: Vec<String>,
     pub baseline: Option<TreeInfo>,
     pub current: TreeInfo,
     pub machine: Option<Machine>,
@@ -393,6 +396,8 @@ pub fn merge(output: &Path) -> Result<Results, String> {
         provenance: Provenance {
             nonce: plan.nonce.clone(),
             command: plan.command.clone(),
+            lanes: plan.lanes.clone(),
+            implementations: plan.implementations.clone(),
             baseline: plan.baseline.clone(),
             current: plan.current.clone(),
             machine: samples.first().map(|s| s.machine.clone()),

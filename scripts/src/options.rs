@@ -27,6 +27,7 @@ merges and gates the samples, and writes everything to the output folder.
   --threshold PERCENT        latency regression that fails the gate (default: 1)
   --allow-format-change      accept encodings that differ between baseline and current
   --output DIR               where samples, results.json and summary.md go (default: build)
+  --report DIR               where a passing run's report is drawn (default: report)
   --ci                       plain progress lines, a markdown summary for a pull request
   --validate-only            validate the corpus with every implementation and stop
   -h, --help                 this text
@@ -49,6 +50,7 @@ pub struct Options {
     pub threshold: f64,
     pub allow_format_change: bool,
     pub output: PathBuf,
+    pub report: PathBuf,
     pub ci: bool,
     pub validate_only: bool,
 }
@@ -69,6 +71,7 @@ impl Default for Options {
             threshold: 1.0,
             allow_format_change: false,
             output: PathBuf::from("build"),
+            report: PathBuf::from("report"),
             ci: false,
             validate_only: false,
         }
@@ -103,6 +106,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             }
             "--allow-format-change" => o.allow_format_change = true,
             "--output" => o.output = PathBuf::from(value()?),
+            "--report" => o.report = PathBuf::from(value()?),
             "--ci" => o.ci = true,
             "--validate-only" => o.validate_only = true,
             other => return Err(format!("unknown argument `{other}`")),

@@ -130,7 +130,14 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     let _ = std::fs::remove_file(output.join("INCOMPLETE"));
     print!("{}", crate::summary::text(&results));
     println!("results: {}", output.join("results.json").display());
-    Ok(ExitCode::from(if results.verdict == "pass" { 0 } else { 1 }))
+    if results.verdict != "pass" {
+        return Ok(ExitCode::from(1));
+    }
+    // Only a run that passed the gate is published.
+    let report = if options.report.is_absolute() { options.report.clone() } else { root.join(&options.report) };
+    crate::report::write(&results, &report).map_err(environment)?;
+    println!("report: {}", report.join("README.md").display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Failure> {

@@ -256,6 +256,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
             sha256: corpus_sha256(&corpus),
             lane_payloads: payloads.len(),
             lane_json_bytes: payloads.iter().map(|p| p.json.len()).sum(),
+            lane_synthetic_payloads: payloads.iter().filter(|p| p.role.synthetic).count(),
         },
         operations,
     })

@@ -49,6 +49,9 @@ pub struct CorpusSummary {
     pub sha256: String,
     pub lane_payloads: usize,
     pub lane_json_bytes: usize,
+    /// How many of the lane's payloads come from `synthetic*` files (reports mark them `~`).
+    #[serde(default)]
+    pub lane_synthetic_payloads: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,157 @@
+//! `report/throughput.png`: grouped bars per lane, one bar per implementation in a fixed colour,
+//! encode and decode panels, height = how many times faster than `json` on a log axis (lanes
+//! differ by orders of magnitude in ns/op, ratios do not). Missing figures are marked `n/a`,
+//! never drawn as zero.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use super::Figures;
+
+const WIDTH: u32 = 1600;
+const HEIGHT: u32 = 1000;
+
+fn colour(implementation: &str, index: usize) -> RGBColor {
+    match implementation {
+        "json" => RGBColor(214, 39, 40),
+        "json-td" => RGBColor(255, 127, 14),
+        "protobuf" => RGBColor(31, 119, 180),
+        "msgpack" => RGBColor(44, 160, 44),
+        "tl" => RGBColor(148, 103, 189),
+        "bincode" => RGBColor(188, 189, 34),
+        "tdlib" => RGBColor(23, 190, 207),
+        "clone" => RGBColor(127, 127, 127),
+        "memcpy" => RGBColor(60, 60, 60),
+        _ => [RGBColor(140, 86, 75), RGBColor(227, 119, 194), RGBColor(0, 0, 128)][index % 3],
+    }
+}
+
+fn register_font() {
+    static FONT: Once = Once::new();
+    FONT.call_once(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, ttf_noto_sans::REGULAR)
+            .unwrap_or_else(|_| panic!("the bundled Noto Sans font is valid"));
+    });
+}
+
+/// `2026-11-29` from unix seconds (proleptic Gregorian, UTC).
+pub fn date(unix: u64) -> String {
+    let days = (unix / 86_400) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
+    register_font();
+    let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", path.display());
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let machine = figures.results.provenance.machine.as_ref().map_or("unknown machine".to_string(), |m| format!("{}, {} cores", m.cpu, m.cores));
+    let title = format!(
+        "tdbench — times faster than json (log scale) — {machine} — {}",
+        date(figures.results.provenance.merged_at_unix)
+    );
+    let root = root.titled(&title, ("sans-serif", 26)).map_err(|e| err(&e))?;
+    let panels = root.split_evenly((2, 1));
+
+    let lanes = &figures.lanes;
+    let implementations = &figures.implementations;
+    let slots = implementations.len() + 1;
+    let values = |op: &str| -> Vec<f64> {
+        lanes.iter().flat_map(|l| implementations.iter().filter_map(move |i| figures.speedup(l, i, op))).collect()
+    };
+    let all: Vec<f64> = values("encode").into_iter().chain(values("decode")).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let low = all.iter().copied().fold(1.0, f64::min) / 1.6;
+    let high = all.iter().copied().fold(1.0, f64::max) * 1.6;
+
+    for (panel, operation) in panels.iter().zip(["encode", "decode"]) {
+        let x_range = 0..(lanes.len() * slots) as i32;
+        let mut chart = ChartBuilder::on(panel)
+            .caption(operation, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range, (low..high).log_scale())
+            .map_err(|e| err(&e))?;
+        let middle = implementations.len() as i32 / 2;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(lanes.len() * slots)
+            .x_label_formatter(&|x| {
+                let (lane, slot) = (*x as usize / slots, *x % slots as i32);
+                if slot == middle { lanes.get(lane).map_or(String::new(), |l| figures.lane_label(l)) } else { String::new() }
+            })
+            .x_label_style(("sans-serif", 15))
+            .y_desc("× json")
+            .y_label_style(("sans-serif", 15))
+            .y_label_formatter(&|y| if *y >= 10.0 { format!("{y:.0}×") } else { format!("{y:.1}×") })
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (index, implementation) in implementations.iter().enumerate() {
+            let colour = colour(implementation, index);
+            let bars: Vec<Rectangle<(i32, f64)>> = lanes
+                .iter()
+                .enumerate()
+                .filter_map(|(l, lane)| {
+                    let value = figures.speedup(lane, implementation, operation)?;
+                    let x = (l * slots + index) as i32;
+                    Some(Rectangle::new([(x, low), (x + 1, value)], colour.filled()))
+                })
+                .collect();
+            let series = chart.draw_series(bars).map_err(|e| err(&e))?;
+            if operation == "encode" {
+                series
+                    .label(implementation.as_str())
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+            }
+            // A figure the run does not have is said so where its bar would stand.
+            let missing: Vec<Text<(i32, f64), String>> = lanes
+                .iter()
+                .enumerate()
+                .filter(|(_, lane)| figures.speedup(lane, implementation, operation).is_none() && has_operation(implementation, operation))
+                .map(|(l, _)| Text::new("n/a".to_string(), ((l * slots + index) as i32, low * 1.15), ("sans-serif", 11).into_font()))
+                .collect();
+            chart.draw_series(missing).map_err(|e| err(&e))?;
+        }
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![(0, 1.0), ((lanes.len() * slots) as i32, 1.0)], BLACK.stroke_width(1))))
+            .map_err(|e| err(&e))?;
+        if operation == "encode" {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 15))
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
+    }
+    root.present().map_err(|e| err(&e))
+}
+
+/// Floors have one operation each: no `n/a` for the other.
+fn has_operation(implementation: &str, operation: &str) -> bool {
+    !matches!((implementation, operation), ("clone", "encode") | ("memcpy", "decode"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(super::date(0), "1970-01-01");
+        assert_eq!(super::date(1_764_374_400), "2025-11-29");
+        assert_eq!(super::date(951_782_400), "2000-02-29");
+    }
+}

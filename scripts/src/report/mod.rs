@@ -1,0 +1,105 @@
+//! The published report, drawn from a merged `results.json` alone (so a saved run can be drawn
+//! again): `report/README.md`, `report/throughput.png` and a copy of `report/results.json`.
+//!
+//! Figures are the current tree's: per lane, implementation and operation, the median over
+//! worker processes of each process's fastest batch. They are ratios from one run on one
+//! machine; the report says so.
+
+mod chart;
+mod markdown;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::merge::Results;
+
+pub use chart::draw;
+pub use markdown::render;
+
+/// One implementation's figures for one operation on one lane.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    pub ns_per_op: f64,
+    pub encoded_bytes: f64,
+    pub allocations_per_op: f64,
+    pub bytes_per_op: f64,
+    pub samples: usize,
+}
+
+/// The current tree's figures, indexed by (lane, implementation, operation).
+pub struct Figures<'a> {
+    pub results: &'a Results,
+    pub lanes: Vec<String>,
+    pub implementations: Vec<String>,
+    cells: BTreeMap<(String, String, String), Cell>,
+}
+
+impl<'a> Figures<'a> {
+    pub fn of(results: &'a Results) -> Figures<'a> {
+        let mut fastest: BTreeMap<(String, String, String), (Vec<f64>, Cell)> = BTreeMap::new();
+        for s in results.samples.iter().filter(|s| s.role == "current") {
+            for op in &s.operations {
+                let Some(stats) = op.stats else { continue };
+                let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation.clone())).or_insert_with(|| {
+                    (
+                        Vec::new(),
+                        Cell {
+                            ns_per_op: 0.0,
+                            encoded_bytes: op.encoded_bytes,
+                            allocations_per_op: op.allocations_per_op,
+                            bytes_per_op: op.bytes_per_op,
+                            samples: 0,
+                        },
+                    )
+                });
+                entry.0.push(stats.fastest);
+            }
+        }
+        let cells = fastest
+            .into_iter()
+            .map(|(key, (mut values, mut cell))| {
+                values.sort_by(f64::total_cmp);
+                cell.ns_per_op = values[values.len() / 2];
+                cell.samples = values.len();
+                (key, cell)
+            })
+            .collect();
+        Figures {
+            results,
+            lanes: results.provenance.lanes.clone(),
+            implementations: results.provenance.implementations.clone(),
+            cells,
+        }
+    }
+
+    pub fn cell(&self, lane: &str, implementation: &str, operation: &str) -> Option<Cell> {
+        self.cells.get(&(lane.to_string(), implementation.to_string(), operation.to_string())).copied()
+    }
+
+    /// How many times faster than `json` (above 1: faster).
+    pub fn speedup(&self, lane: &str, implementation: &str, operation: &str) -> Option<f64> {
+        let json = self.cell(lane, "json", operation)?;
+        let this = self.cell(lane, implementation, operation)?;
+        Some(json.ns_per_op / this.ns_per_op)
+    }
+
+    /// Whether the lane's payloads are synthetic (any of them: `~` in reports).
+    pub fn synthetic(&self, lane: &str) -> bool {
+        self.results.samples.iter().any(|s| s.lane == lane && s.corpus.lane_synthetic_payloads > 0)
+    }
+
+    /// `~message` for a synthetic lane.
+    pub fn lane_label(&self, lane: &str) -> String {
+        if self.synthetic(lane) { format!("~{lane}") } else { lane.to_string() }
+    }
+}
+
+/// Writes the three report files into `dir`.
+pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let figures = Figures::of(results);
+    std::fs::write(dir.join("README.md"), render(&figures)).map_err(|e| format!("cannot write README.md: {e}"))?;
+    draw(&figures, &dir.join("throughput.png"))?;
+    let json = serde_json::to_string_pretty(results).expect("results serialize");
+    std::fs::write(dir.join("results.json"), json).map_err(|e| format!("cannot write results.json: {e}"))
+}
