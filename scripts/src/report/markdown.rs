@@ -48,7 +48,7 @@ pub fn render(figures: &Figures) -> String {
         Some(b) => writeln!(out, "- baseline: {} (`{}`)", tree(b), b.reference).unwrap(),
         None => writeln!(out, "- baseline: none (`--no-baseline`)").unwrap(),
     }
-    writeln!(out, "- merged: {} (unix time)", p.merged_at_unix).unwrap();
+    writeln!(out, "- date: {} (UTC)", super::chart::date(p.merged_at_unix)).unwrap();
     let s = &p.settings;
     writeln!(
         out,

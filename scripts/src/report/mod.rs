@@ -5,7 +5,7 @@
 //! worker processes of each process's fastest batch. They are ratios from one run on one
 //! machine; the report says so.
 
-mod chart;
+pub mod chart;
 mod markdown;
 
 use std::collections::BTreeMap;

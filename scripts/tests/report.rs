@@ -1,0 +1,66 @@
+//! The report generator on a fixed results JSON: the expected tables (golden file, rewritten
+//! with `TDBENCH_BLESS=1`), a PNG of the expected size that is not blank, and a missing
+//! implementation reported as missing rather than drawn as zero.
+
+use std::path::PathBuf;
+
+use tdbench_scripts::merge::Results;
+use tdbench_scripts::report;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn results() -> Results {
+    serde_json::from_str(&std::fs::read_to_string(fixture("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn tables_match_the_golden_file() {
+    let results = results();
+    let text = report::render(&report::Figures::of(&results));
+    let golden = fixture("report.md");
+    if std::env::var_os("TDBENCH_BLESS").is_some() {
+        std::fs::write(&golden, &text).unwrap();
+    }
+    assert_eq!(text, std::fs::read_to_string(&golden).unwrap(), "report changed: review, then TDBENCH_BLESS=1 to accept");
+}
+
+#[test]
+fn a_missing_implementation_is_said_to_be_missing() {
+    let results = results();
+    let text = report::render(&report::Figures::of(&results));
+    let lane = text.split("### ~vector-int").nth(1).expect("vector-int section");
+    let table = lane.split("\n\n").nth(1).unwrap();
+    assert!(table.contains("| tl | missing from this run's results |"), "{table}");
+    let status = text.split("### ~status").nth(1).unwrap().split("### ").next().unwrap();
+    assert!(status.contains("| tl | 20 |"), "tl is present for status: {status}");
+}
+
+#[test]
+fn the_chart_has_the_expected_size_and_is_not_blank() {
+    let results = results();
+    let dir = std::env::temp_dir().join(format!("tdbench-report-{}", std::process::id()));
+    report::write(&results, &dir).unwrap();
+    let png = std::fs::read(dir.join("throughput.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // IHDR: width and height, big-endian, at bytes 16..24.
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1600, 1000));
+    let image = decode_rgb(&dir.join("throughput.png"));
+    let mut colours: Vec<[u8; 3]> = image.chunks(3).map(|p| [p[0], p[1], p[2]]).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() >= 8, "only {} colours: the chart is blank", colours.len());
+    // The implementations' bar colours are there (json red, tl purple, clone grey).
+    for colour in [[214, 39, 40], [148, 103, 189], [127, 127, 127]] {
+        assert!(colours.binary_search(&colour).is_ok(), "no {colour:?} bars");
+    }
+    assert!(dir.join("README.md").exists() && dir.join("results.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn decode_rgb(path: &std::path::Path) -> Vec<u8> {
+    image::open(path).expect("the chart is a valid PNG").to_rgb8().into_raw()
+}
