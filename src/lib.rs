@@ -10,6 +10,7 @@ pub mod codec;
 pub mod codecs;
 pub mod corpus;
 pub mod registry;
+pub mod tdlib;
 pub mod validate;
 pub mod worker;
 

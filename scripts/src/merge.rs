@@ -23,6 +23,11 @@ use crate::stats::Paired;
 pub const FAMILY_ALPHA: f64 = 0.05;
 /// Nominal one-sided significance that sends a comparison to confirmation.
 pub const SCREEN_P: f64 = 0.05;
+/// Instruction counts of one role must agree this closely (relative). They are exact for the
+/// same binary and input — repeated counts were identical in every test here — so any
+/// difference means nondeterminism in the measured path; the tolerance only absorbs float
+/// rounding of the per-op division.
+pub const INSTRUCTION_TOLERANCE: f64 = 1e-9;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
@@ -319,6 +324,45 @@ pub fn compare(plan: &Plan, samples: &[WorkerResult]) -> (Vec<Comparison>, Vec<V
                 baseline: base_value,
                 current: curr_value,
                 change: if base_value > 0.0 { curr_value / base_value - 1.0 } else if curr_value > 0.0 { f64::INFINITY } else { 0.0 },
+                interval: None,
+                detectable: None,
+                pairs: base.len().min(curr.len()),
+                stage: "screen".into(),
+                verdict: if regression { "regression" } else { "pass" }.into(),
+            });
+        }
+
+        if let (Some(base_count), Some(curr_count)) = (b.instructions_per_op, c.instructions_per_op) {
+            for (role, entries) in by_role {
+                let first = entries[0].1.instructions_per_op.unwrap_or(0.0);
+                for (s, op) in entries {
+                    let count = op.instructions_per_op.unwrap_or(0.0);
+                    if (count - first).abs() > INSTRUCTION_TOLERANCE * first.abs().max(1.0) {
+                        violations.push(Violation::at(
+                            "nondeterministic instructions",
+                            key,
+                            format!("{role} sample {}: {count} instructions per op, sample {}: {first}", s.sample, entries[0].0.sample),
+                        ));
+                    }
+                }
+            }
+            let change = curr_count / base_count - 1.0;
+            let regression = change > threshold;
+            if regression {
+                violations.push(Violation::at(
+                    "instruction regression",
+                    key,
+                    format!("{base_count:.1} → {curr_count:.1} instructions per op ({:+.3}%) exceeds the {:.1}% threshold", change * 100.0, plan.settings.threshold_percent),
+                ));
+            }
+            comparisons.push(Comparison {
+                lane: key.lane.clone(),
+                implementation: key.implementation.clone(),
+                operation: key.operation.clone(),
+                metric: "instructions".into(),
+                baseline: base_count,
+                current: curr_count,
+                change,
                 interval: None,
                 detectable: None,
                 pairs: base.len().min(curr.len()),

@@ -17,10 +17,16 @@ merges and gates the samples, and writes everything to the output folder.
                              against the last commit)
   --baseline-worktree DIR    where the baseline worktree lives (default: baseline/tree)
   --no-baseline              compare formats only: no baseline, no gate
+  --measure WHAT             time, instructions or both (default: time). `instructions` runs a
+                             fixed loop under valgrind's callgrind: exact, repeatable counts that
+                             hold a 1% line on a noisy machine, blind to cache, allocator and
+                             latency effects; `time` sees those, within the noise it reports
+  --instruction-cycles N     passes over a lane's payloads in the counted loop (default: 3)
   --duration MS              timed phase of each worker, ms (default: 300)
   --warmup MS                warm-up of each worker, ms (default: 60)
   --rounds N                 rounds; each runs every worker twice, forward then reversed,
-                             giving 2 pairs per comparison (default: 3)
+                             giving 2 pairs per comparison (default: 3; 1 under
+                             --measure instructions, whose counts do not vary)
   --confirm-rounds N         rounds re-run for comparisons the first pass finds slower
                              (default: 8; 0 disables confirmation)
   --allocation-iterations N  operations in each worker's allocation pass (default: 200)
@@ -42,6 +48,8 @@ pub struct Options {
     pub baseline: String,
     pub baseline_worktree: PathBuf,
     pub no_baseline: bool,
+    pub measure: String,
+    pub instruction_cycles: u64,
     pub duration_ms: u64,
     pub warmup_ms: u64,
     pub rounds: u32,
@@ -63,6 +71,8 @@ impl Default for Options {
             baseline: "HEAD".into(),
             baseline_worktree: PathBuf::from("baseline/tree"),
             no_baseline: false,
+            measure: "time".into(),
+            instruction_cycles: 3,
             duration_ms: 300,
             warmup_ms: 60,
             rounds: 3,
@@ -81,6 +91,7 @@ impl Default for Options {
 /// `Ok(None)` after `--help`.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
     let mut o = Options::default();
+    let mut rounds_given = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -97,7 +108,18 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--no-baseline" => o.no_baseline = true,
             "--duration" => o.duration_ms = number(value()?)?,
             "--warmup" => o.warmup_ms = number(value()?)?,
-            "--rounds" => o.rounds = number(value()?)?.max(1) as u32,
+            "--rounds" => {
+                o.rounds = number(value()?)?.max(1) as u32;
+                rounds_given = true;
+            }
+            "--measure" => {
+                let v = value()?;
+                if !["time", "instructions", "both"].contains(&v.as_str()) {
+                    return Err(format!("unknown --measure `{v}`; valid: time, instructions, both"));
+                }
+                o.measure = v;
+            }
+            "--instruction-cycles" => o.instruction_cycles = number(value()?)?.max(1),
             "--confirm-rounds" => o.confirm_rounds = number(value()?)? as u32,
             "--allocation-iterations" => o.allocation_iterations = number(value()?)?.max(1),
             "--threshold" => {
@@ -111,6 +133,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, 
             "--validate-only" => o.validate_only = true,
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if o.measure == "instructions" && !rounds_given {
+        o.rounds = 1;
     }
     Ok(Some(o))
 }

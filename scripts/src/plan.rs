@@ -29,6 +29,10 @@ pub struct TreeInfo {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanSettings {
+    #[serde(default = "time")]
+    pub measure: String,
+    #[serde(default)]
+    pub instruction_cycles: u64,
     pub duration_ms: u64,
     pub warmup_ms: u64,
     pub rounds: u32,
@@ -36,6 +40,10 @@ pub struct PlanSettings {
     pub allocation_iterations: u64,
     pub threshold_percent: f64,
     pub allow_format_change: bool,
+}
+
+fn time() -> String {
+    "time".into()
 }
 
 /// One worker process.

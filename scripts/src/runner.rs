@@ -68,6 +68,9 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8));
     }
 
+    if options.measure != "time" {
+        tdbench::worker::instructions::check_valgrind().map_err(environment)?;
+    }
     let trees = prepare_trees(&sh, &root, options)?;
     let (lanes, implementations) = selection(&trees.current_worker, options)?;
 
@@ -85,6 +88,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         baseline: trees.baseline.as_ref().map(|(info, _)| info.clone()),
         current: trees.current.clone(),
         settings: PlanSettings {
+            measure: options.measure.clone(),
+            instruction_cycles: options.instruction_cycles,
             duration_ms: options.duration_ms,
             warmup_ms: options.warmup_ms,
             rounds: options.rounds,
@@ -103,7 +108,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     }
     progress.finish();
 
-    if trees.baseline.is_some() && options.confirm_rounds > 0 {
+    // Instruction counts do not vary between processes: nothing to confirm.
+    if trees.baseline.is_some() && options.confirm_rounds > 0 && options.measure != "instructions" {
         let (samples, _) = merge::load_samples(&output, &plan);
         let flagged = merge::screen_flags(&plan, &samples);
         let mut groups: Vec<(String, String)> = flagged.iter().map(|k| (k.lane.clone(), k.implementation.clone())).collect();
@@ -277,10 +283,16 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
         s.warmup_ms.to_string(),
         "--allocation-iterations".into(),
         s.allocation_iterations.to_string(),
+        "--measure".into(),
+        s.measure.clone(),
+        "--instruction-cycles".into(),
+        s.instruction_cycles.to_string(),
     ];
     let reproduce = std::iter::once(worker.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
     let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
-    let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms));
+    // Under callgrind a worker runs some 100 times slower.
+    let counting = if s.measure == "time" { Duration::ZERO } else { Duration::from_secs(900) };
+    let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms)) + counting;
     let started = Instant::now();
     let mut child = Command::new(worker)
         .args(&args)

@@ -9,6 +9,7 @@ fn percent(x: f64) -> String {
 fn value(c: &Comparison, x: f64) -> String {
     match c.metric.as_str() {
         "latency" => format!("{x:.1} ns"),
+        "instructions" => format!("{x:.0} Ir"),
         _ => format!("{x:.2}"),
     }
 }
@@ -29,9 +30,9 @@ fn row(c: &Comparison) -> [String; 9] {
 
 const HEADER: [&str; 9] = ["lane", "implementation", "operation", "baseline", "current", "change", "interval", "detectable", "verdict"];
 
-/// Latency rows for every comparison; allocation rows only where they changed.
+/// Latency and instruction rows for every comparison; allocation rows only where they changed.
 fn shown(results: &Results) -> impl Iterator<Item = &Comparison> {
-    results.comparisons.iter().filter(|c| c.metric == "latency" || c.change != 0.0)
+    results.comparisons.iter().filter(|c| c.metric == "latency" || c.metric == "instructions" || c.change != 0.0)
 }
 
 pub fn text(results: &Results) -> String {

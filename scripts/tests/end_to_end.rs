@@ -51,6 +51,16 @@ fn violation_kinds(results: &serde_json::Value) -> Vec<String> {
     results["violations"].as_array().unwrap().iter().map(|v| v["kind"].as_str().unwrap().to_string()).collect()
 }
 
+fn counts_change(results: &serde_json::Value, operation: &str) -> f64 {
+    results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "instructions" && c["operation"] == operation)
+        .and_then(|c| c["change"].as_f64())
+        .unwrap()
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
     std::fs::create_dir_all(to).unwrap();
@@ -131,6 +141,35 @@ fn run_sh_end_to_end() {
     let output = run(&repo, &["--data", "stauts"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("valid: all, status"));
+
+    // Instruction counts: an A/A run gives identical counts in every process and no change;
+    // ~2% more work in tl's decode fails the gate on instructions, with no other violation.
+    let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions"]);
+    assert_eq!(output.status.code(), Some(0), "A/A under --measure instructions failed");
+    let (_, results) = merge(&build);
+    let counts: Vec<&serde_json::Value> =
+        results["comparisons"].as_array().unwrap().iter().filter(|c| c["metric"] == "instructions").collect();
+    assert_eq!(counts.len(), 2, "encode and decode counted");
+    assert!(counts.iter().all(|c| c["change"] == 0.0 && c["baseline"].as_f64().unwrap() > 0.0), "{counts:?}");
+    let tl = repo.join("src/codecs/tl.rs");
+    let original = std::fs::read_to_string(&tl).unwrap();
+    let more_work = original.replace(
+        "        let mut reader = TlReader::new(bytes);",
+        "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n        let mut reader = TlReader::new(bytes);",
+    );
+    assert_ne!(more_work, original);
+    std::fs::write(&tl, more_work).unwrap();
+    git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "more work in tl decode"]);
+    let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions", "--baseline", "HEAD~1"]);
+    assert_eq!(output.status.code(), Some(1));
+    let (_, results) = merge(&build);
+    assert_eq!(violation_kinds(&results), ["instruction regression"]);
+    let violation = &results["violations"][0];
+    assert_eq!((&violation["lane"], &violation["implementation"], &violation["operation"]), (&"status".into(), &"tl".into(), &"decode".into()));
+    let decode = counts_change(&results, "decode");
+    eprintln!("tl decode instructions: {:+.2}%", decode * 100.0);
+    assert!(decode > 0.01 && decode < 0.05, "the added work is {:.2}%", decode * 100.0);
+    git(&repo, &["reset", "-q", "--hard", "HEAD~1"]);
 
     // One more allocation in tl's decode fails the gate, naming lane, implementation, operation.
     let tl = repo.join("src/codecs/tl.rs");

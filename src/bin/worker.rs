@@ -27,12 +27,15 @@ Measures one implementation on one lane in this process and writes one JSON resu
                                 dirty flag (default: .)
   --output FILE                 where to write the JSON (default: standard output)
   --operation encode|decode     measure only one operation (default: both)
-  --measure time|instructions   time batches, or run a fixed loop for callgrind (default: time)
+  --measure time|instructions|both
+                                time batches, count instructions of a fixed loop under
+                                valgrind's callgrind, or both (default: time)
   --duration-ms N               timed phase (default: 300)
   --warmup-ms N                 warm-up before it (default: 60)
   --batch-us N                  target length of one batch (default: 5000)
   --allocation-iterations N     operations in the allocation pass (default: 200)
-  --instruction-iterations N    operations in the counted loop (default: 200)
+  --instruction-cycles N        passes over the lane's payloads in the loop callgrind counts
+                                under --measure instructions or both (default: 3)
   --list                        print the lanes and implementations as JSON
 ";
 
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
                 }
                 ExitCode::SUCCESS
             }
+            Err(message) if job.count_instructions_inner && message == worker::INNER_DONE => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("worker: {}/{}: {message}", job.implementation, job.lane);
                 ExitCode::from(1)
@@ -79,13 +83,14 @@ fn parse(args: Vec<String>) -> Result<Option<(Job, Option<PathBuf>)>, String> {
         corpus_dir: PathBuf::from("corpus"),
         tree: PathBuf::from("."),
         operation: None,
+        count_instructions_inner: false,
         settings: Settings {
             measure: "time".into(),
             duration_ms: 300,
             warmup_ms: 60,
             batch_us: 5000,
             allocation_iterations: 200,
-            instruction_iterations: 200,
+            instruction_cycles: 3,
         },
     };
     let mut output = None;
@@ -121,8 +126,8 @@ fn parse(args: Vec<String>) -> Result<Option<(Job, Option<PathBuf>)>, String> {
             }
             "--measure" => {
                 let v = value()?;
-                if v != "time" && v != "instructions" {
-                    return Err(format!("--measure is time or instructions, not `{v}`"));
+                if !["time", "instructions", "both"].contains(&v.as_str()) {
+                    return Err(format!("--measure is time, instructions or both, not `{v}`"));
                 }
                 job.settings.measure = v;
             }
@@ -130,7 +135,9 @@ fn parse(args: Vec<String>) -> Result<Option<(Job, Option<PathBuf>)>, String> {
             "--warmup-ms" => job.settings.warmup_ms = number(value()?)?,
             "--batch-us" => job.settings.batch_us = number(value()?)?.max(1),
             "--allocation-iterations" => job.settings.allocation_iterations = number(value()?)?,
-            "--instruction-iterations" => job.settings.instruction_iterations = number(value()?)?,
+            "--instruction-cycles" => job.settings.instruction_cycles = number(value()?)?,
+            // Internal: the child process `--measure instructions` starts under valgrind.
+            "--count-instructions-inner" => job.count_instructions_inner = true,
             other => return Err(format!("unknown argument `{other}`")),
         }
     }

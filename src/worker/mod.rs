@@ -9,6 +9,7 @@
 //! 4. write the result with provenance (`result::WorkerResult`).
 
 pub mod alloc;
+pub mod instructions;
 pub mod machine;
 pub mod result;
 
@@ -40,6 +41,8 @@ pub struct Job {
     pub tree: PathBuf,
     /// `encode`, `decode`, or both when `None`.
     pub operation: Option<String>,
+    /// Set in the child that runs under valgrind: run the counted loop only, write nothing.
+    pub count_instructions_inner: bool,
     pub settings: Settings,
 }
 
@@ -113,6 +116,13 @@ fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u
     *cursor = at;
 }
 
+/// The loop callgrind counts (`--toggle-collect='*counted_loop*'`): warm-up calls
+/// `measured_loop` directly and is not counted.
+#[inline(never)]
+fn counted_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
+    measured_loop(kernel, n, cursor, buffer)
+}
+
 fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
     let mut out = Vec::new();
     codec.encode(value, &mut out).expect("validated payloads encode");
@@ -174,6 +184,15 @@ pub fn corpus_sha256(corpus: &Corpus) -> String {
     hex(&hash.finalize())
 }
 
+/// What the child under valgrind returns instead of a result.
+pub const INNER_DONE: &str = "counted";
+
+/// Operations in the counted loop: whole cycles of the lane's payloads, so every payload
+/// weighs the same.
+fn instruction_iterations(settings: &Settings, kernel: &Kernel) -> u64 {
+    settings.instruction_cycles.max(1) * kernel.len() as u64
+}
+
 /// Runs a job; the error says why nothing was measured.
 pub fn run(job: &Job) -> Result<WorkerResult, String> {
     let implementation = registry::implementation(&job.implementation)?;
@@ -186,7 +205,11 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
     if payloads.is_empty() {
         return Err(format!("lane `{}` has no payloads in {}", lane.name, job.corpus_dir.display()));
     }
-    let failures: Vec<String> = payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect();
+    let failures: Vec<String> = if job.count_instructions_inner {
+        Vec::new() // the parent process validated these payloads before starting this one
+    } else {
+        payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect()
+    };
     if !failures.is_empty() {
         return Err(format!("validation failed; nothing measured:\n{}", failures.join("\n")));
     }
@@ -203,16 +226,19 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
     let mut cursors = vec![0usize; kernels.len()];
     let settings = &job.settings;
 
-    let (batches, ops_per_batch, iterations) = if settings.measure == "instructions" {
-        // A few operations grow the buffers; the counted loop then runs a fixed number.
+    if job.count_instructions_inner {
+        // Inside valgrind: grow the buffers, then run the counted loop; the parent reads the
+        // count from callgrind's output file.
         for (i, k) in kernels.iter().enumerate() {
             measured_loop(k, k.len() as u64 * 2, &mut cursors[i], &mut buffers[i]);
             cursors[i] = 0;
+            counted_loop(k, instruction_iterations(settings, k), &mut cursors[i], &mut buffers[i]);
         }
-        for (i, k) in kernels.iter().enumerate() {
-            measured_loop(k, settings.instruction_iterations, &mut cursors[i], &mut buffers[i]);
-        }
-        (vec![Vec::new(); kernels.len()], vec![0; kernels.len()], vec![settings.instruction_iterations; kernels.len()])
+        return Err(INNER_DONE.into());
+    }
+
+    let (batches, ops_per_batch, iterations) = if settings.measure == "instructions" {
+        (vec![Vec::new(); kernels.len()], vec![0; kernels.len()], vec![0; kernels.len()])
     } else {
         time_batches(&kernels, settings, &mut cursors, &mut buffers)
     };
@@ -239,6 +265,16 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
             bytes_per_op: bytes as f64 / n as f64,
             instructions_per_op: None,
         });
+    }
+    if settings.measure != "time" {
+        for (i, kernel) in kernels.iter().enumerate() {
+            let iterations = instruction_iterations(settings, kernel);
+            let total = instructions::count(job, kernel.operation())?;
+            operations[i].instructions_per_op = Some(total as f64 / iterations as f64);
+            if settings.measure == "instructions" {
+                operations[i].iterations = iterations;
+            }
+        }
     }
 
     let (commit, dirty) = machine::tree_state(&job.tree);

@@ -39,8 +39,9 @@ pub struct Settings {
     pub warmup_ms: u64,
     pub batch_us: u64,
     pub allocation_iterations: u64,
-    /// Operations per measured run under `--measure instructions`.
-    pub instruction_iterations: u64,
+    /// Under `--measure instructions`: passes over the lane's payloads in the counted loop.
+    #[serde(default)]
+    pub instruction_cycles: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

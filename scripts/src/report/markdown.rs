@@ -9,6 +9,7 @@ use crate::summary;
 
 fn ns(x: f64) -> String {
     match x {
+        x if x.is_nan() => "–".into(),
         x if x >= 100_000.0 => format!("{:.0} µs", x / 1000.0),
         x if x >= 10_000.0 => format!("{:.1} µs", x / 1000.0),
         x if x >= 1000.0 => format!("{:.2} µs", x / 1000.0),
@@ -81,14 +82,16 @@ pub fn render(figures: &Figures) -> String {
          `json` (encode / decode). `vs floor`: encode ÷ `memcpy`, decode ÷ `clone` — how far from what no format can beat.\n"
     )
     .unwrap();
+    let instructions = figures.has_instructions();
     for lane in &figures.lanes {
         writeln!(out, "### {}\n", figures.lane_label(lane)).unwrap();
         writeln!(
             out,
-            "| implementation | size B | encode | decode | encode MB/s | decode MB/s | decodes/s | allocs/op enc · dec | bytes/op enc · dec | vs json enc · dec | vs floor enc · dec |"
+            "| implementation | size B | encode | decode | encode MB/s | decode MB/s | decodes/s | allocs/op enc · dec | bytes/op enc · dec | vs json enc · dec | vs floor enc · dec |{}",
+            if instructions { " instructions/op enc · dec |" } else { "" }
         )
         .unwrap();
-        writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").unwrap();
+        writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|{}", if instructions { "---:|" } else { "" }).unwrap();
         for implementation in &figures.implementations {
             let (e, d) = (figures.cell(lane, implementation, "encode"), figures.cell(lane, implementation, "decode"));
             if e.is_none() && d.is_none() {
@@ -97,7 +100,8 @@ pub fn render(figures: &Figures) -> String {
             }
             let size = e.or(d).map(|c| c.encoded_bytes).unwrap_or(f64::NAN);
             let show = |c: Option<Cell>, f: &dyn Fn(Cell) -> String| c.map_or("–".to_string(), f);
-            let mbs = |c: Cell| format!("{:.0}", c.encoded_bytes / c.ns_per_op * 1000.0);
+            let finite = |x: f64| if x.is_finite() { format!("{x:.0}") } else { "–".into() };
+            let mbs = |c: Cell| finite(c.encoded_bytes / c.ns_per_op * 1000.0);
             let pair = |a: String, b: String| format!("{a} · {b}");
             let vs_json = |op: &str| figures.speedup(lane, implementation, op).map_or("–".into(), times);
             let floor = |op: &str, floor: &str| {
@@ -105,14 +109,16 @@ pub fn render(figures: &Figures) -> String {
                 let floor = figures.cell(lane, floor, op)?;
                 Some(times(this.ns_per_op / floor.ns_per_op))
             };
+            let counted = |c: Option<Cell>| c.and_then(|c| c.instructions_per_op).map_or("–".to_string(), |n| format!("{n:.0}"));
+            let instruction_cell = if instructions { format!(" {} |", pair(counted(e), counted(d))) } else { String::new() };
             writeln!(
                 out,
-                "| {implementation} | {size:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {implementation} | {size:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{instruction_cell}",
                 show(e, &|c| ns(c.ns_per_op)),
                 show(d, &|c| ns(c.ns_per_op)),
                 show(e, &mbs),
                 show(d, &mbs),
-                show(d, &|c| format!("{:.0}", 1e9 / c.ns_per_op)),
+                show(d, &|c| finite(1e9 / c.ns_per_op)),
                 pair(show(e, &|c| format!("{:.2}", c.allocations_per_op)), show(d, &|c| format!("{:.2}", c.allocations_per_op))),
                 pair(show(e, &|c| format!("{:.0}", c.bytes_per_op)), show(d, &|c| format!("{:.0}", c.bytes_per_op))),
                 pair(vs_json("encode"), vs_json("decode")),

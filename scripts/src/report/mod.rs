@@ -23,6 +23,8 @@ pub struct Cell {
     pub encoded_bytes: f64,
     pub allocations_per_op: f64,
     pub bytes_per_op: f64,
+    /// Under `--measure instructions` or `both`.
+    pub instructions_per_op: Option<f64>,
     pub samples: usize,
 }
 
@@ -39,7 +41,6 @@ impl<'a> Figures<'a> {
         let mut fastest: BTreeMap<(String, String, String), (Vec<f64>, Cell)> = BTreeMap::new();
         for s in results.samples.iter().filter(|s| s.role == "current") {
             for op in &s.operations {
-                let Some(stats) = op.stats else { continue };
                 let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation.clone())).or_insert_with(|| {
                     (
                         Vec::new(),
@@ -48,11 +49,13 @@ impl<'a> Figures<'a> {
                             encoded_bytes: op.encoded_bytes,
                             allocations_per_op: op.allocations_per_op,
                             bytes_per_op: op.bytes_per_op,
+                            instructions_per_op: op.instructions_per_op,
                             samples: 0,
                         },
                     )
                 });
-                entry.0.push(stats.fastest);
+                // Without timing (instructions only) the cell has no ns/op.
+                entry.0.push(op.stats.map_or(f64::NAN, |stats| stats.fastest));
             }
         }
         let cells = fastest
@@ -80,7 +83,13 @@ impl<'a> Figures<'a> {
     pub fn speedup(&self, lane: &str, implementation: &str, operation: &str) -> Option<f64> {
         let json = self.cell(lane, "json", operation)?;
         let this = self.cell(lane, implementation, operation)?;
-        Some(json.ns_per_op / this.ns_per_op)
+        let ratio = json.ns_per_op / this.ns_per_op;
+        ratio.is_finite().then_some(ratio)
+    }
+
+    /// Whether any figure has an instruction count.
+    pub fn has_instructions(&self) -> bool {
+        self.cells.values().any(|c| c.instructions_per_op.is_some())
     }
 
     /// Whether the lane's payloads are synthetic (any of them: `~` in reports).

@@ -1,0 +1,207 @@
+//! TDLib's own JSON interface, `libtdjson`, loaded at run time (building never needs it), as the
+//! judge of our JSON: its test methods echo a value through TDLib's parser and serializer with
+//! no account and no network.
+//!
+//! `TDJSON=/path/to/libtdjson.so` wins; otherwise `.cache/tdjson/libtdjson.so`, which
+//! `scripts/install-tdjson.sh` takes from the PyPI package python-telegram 2.0.0 (TDLib 1.8.66).
+
+use std::ffi::{c_char, c_double, c_int, CStr, CString};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tdbench_models::Object;
+
+use crate::codecs::json::{Json, TdlibFormatter};
+use crate::Codec;
+
+/// The TDLib version `models/schema/td_api.tl` was taken from.
+pub const SCHEMA_TDLIB_VERSION: &str = "1.8.66";
+
+/// What to print when TDLib is not there.
+pub const HOW_TO_ENABLE: &str =
+    "libtdjson not found: TDLib checks skipped. Enable them with `bash scripts/install-tdjson.sh` or TDJSON=/path/to/libtdjson.so";
+
+type CreateClientId = unsafe extern "C" fn() -> c_int;
+type Send = unsafe extern "C" fn(c_int, *const c_char);
+type Receive = unsafe extern "C" fn(c_double) -> *const c_char;
+type Execute = unsafe extern "C" fn(*const c_char) -> *const c_char;
+
+/// A loaded `libtdjson`.
+pub struct Tdjson {
+    create_client_id: CreateClientId,
+    send: Send,
+    receive: Receive,
+    execute: Execute,
+    // Keeps the functions above valid; declared last so it is dropped last.
+    _library: libloading::Library,
+}
+
+impl Tdjson {
+    /// Where the library is expected: `$TDJSON`, else this checkout's `.cache/tdjson/`.
+    pub fn path() -> PathBuf {
+        std::env::var_os("TDJSON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/tdjson/libtdjson.so"))
+    }
+
+    /// `None` when there is no library at [`Tdjson::path`]; an error when there is one that
+    /// does not load.
+    pub fn load() -> Result<Option<Tdjson>, String> {
+        let path = Self::path();
+        if !path.exists() {
+            return Ok(None);
+        }
+        // SAFETY: loading runs the library's initialisers; libtdjson's are TDLib's own and
+        // have no preconditions. The symbols are TDLib's documented C interface
+        // (td/telegram/td_json_client.h) with exactly these signatures.
+        unsafe {
+            let library = libloading::Library::new(&path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+            let symbol = |name: &[u8]| -> Result<*const (), String> {
+                library
+                    .get::<*const ()>(name)
+                    .map(|s| *s)
+                    .map_err(|e| format!("{}: no {}: {e}", path.display(), String::from_utf8_lossy(name)))
+            };
+            let td = Tdjson {
+                create_client_id: std::mem::transmute::<*const (), CreateClientId>(symbol(b"td_create_client_id")?),
+                send: std::mem::transmute::<*const (), Send>(symbol(b"td_send")?),
+                receive: std::mem::transmute::<*const (), Receive>(symbol(b"td_receive")?),
+                execute: std::mem::transmute::<*const (), Execute>(symbol(b"td_execute")?),
+                _library: library,
+            };
+            td.execute(r#"{"@type":"setLogVerbosityLevel","new_verbosity_level":0}"#);
+            Ok(Some(td))
+        }
+    }
+
+    /// A synchronous request (`td_execute`); `None` if TDLib returned nothing.
+    pub fn execute(&self, request: &str) -> Option<String> {
+        let request = CString::new(request).ok()?;
+        // SAFETY: the request is NUL-terminated and outlives the call; TDLib returns a string
+        // it owns that stays valid until the next call on this thread, copied at once.
+        unsafe {
+            let answer = (self.execute)(request.as_ptr());
+            (!answer.is_null()).then(|| String::from_utf8_lossy(CStr::from_ptr(answer).to_bytes()).into_owned())
+        }
+    }
+
+    /// The version TDLib reports, e.g. `1.8.66`.
+    pub fn version(&self) -> Option<String> {
+        let answer = self.execute(r#"{"@type":"getOption","name":"version"}"#)?;
+        let value: serde_json::Value = serde_json::from_str(&answer).ok()?;
+        value["value"].as_str().map(String::from)
+    }
+
+    /// A note when the library is not the TDLib version of the schema.
+    pub fn version_note(&self) -> Option<String> {
+        match self.version() {
+            Some(v) if v == SCHEMA_TDLIB_VERSION => None,
+            Some(v) => Some(format!("libtdjson is TDLib {v}; the schema is from TDLib {SCHEMA_TDLIB_VERSION}")),
+            None => Some("libtdjson did not report its version".into()),
+        }
+    }
+
+    /// A new client. Only one thread may receive at a time (TDLib's rule for `td_receive`).
+    pub fn client(&self) -> Client<'_> {
+        // SAFETY: no preconditions.
+        let id = unsafe { (self.create_client_id)() };
+        Client { td: self, id, next_extra: 1 }
+    }
+}
+
+/// One TDLib client, used for request/response round trips.
+pub struct Client<'a> {
+    td: &'a Tdjson,
+    id: c_int,
+    next_extra: u64,
+}
+
+impl Client<'_> {
+    /// Sends `request` (a JSON object) with a fresh `@extra` and returns TDLib's answer to it
+    /// exactly as received, skipping updates.
+    pub fn call(&mut self, request: &str) -> Result<String, String> {
+        let extra = self.next_extra;
+        self.next_extra += 1;
+        let body = request.strip_suffix('}').ok_or("a request is a JSON object")?;
+        let tagged = CString::new(format!("{body},\"@extra\":{extra}}}")).map_err(|e| e.to_string())?;
+        // SAFETY: the request is NUL-terminated and outlives the call.
+        unsafe { (self.td.send)(self.id, tagged.as_ptr()) };
+        let marker = format!("\"@extra\":{extra},");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            // SAFETY: the answer is valid until the next td_receive; it is copied at once.
+            let answer = unsafe { (self.td.receive)(1.0) };
+            if answer.is_null() {
+                continue;
+            }
+            let answer = unsafe { CStr::from_ptr(answer) }.to_string_lossy().into_owned();
+            if answer.contains(&marker) {
+                return Ok(answer);
+            }
+        }
+        Err(format!("TDLib did not answer {request} within 30 s"))
+    }
+
+    /// Closes the client and waits until TDLib says it is closed: a process that exits with a
+    /// live client is aborted by TDLib.
+    pub fn close(mut self) {
+        let _ = self.call_without_answer(r#"{"@type":"close"}"#);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            // SAFETY: as in `call`.
+            let answer = unsafe { (self.td.receive)(1.0) };
+            if !answer.is_null() && unsafe { CStr::from_ptr(answer) }.to_string_lossy().contains("authorizationStateClosed") {
+                return;
+            }
+        }
+    }
+
+    fn call_without_answer(&mut self, request: &str) -> Result<(), String> {
+        let request = CString::new(request).map_err(|e| e.to_string())?;
+        // SAFETY: as in `call`.
+        unsafe { (self.td.send)(self.id, request.as_ptr()) };
+        Ok(())
+    }
+}
+
+fn json_string(value: &str) -> String {
+    let mut out = Vec::new();
+    serde::Serialize::serialize(value, &mut serde_json::Serializer::with_formatter(&mut out, TdlibFormatter))
+        .expect("strings serialize");
+    String::from_utf8(out).expect("the TDLib writer emits ASCII")
+}
+
+fn json_of(value: &Object) -> String {
+    let mut out = Vec::new();
+    Json.encode(value, &mut out).expect("models encode");
+    String::from_utf8(out).expect("the TDLib writer emits ASCII")
+}
+
+/// The test method whose answer is `value`, if there is one: `testCallString` for `testString`,
+/// and so on.
+pub fn echo_request(value: &Object) -> Option<String> {
+    let x = match value {
+        Object::TestString(t) => json_string(&t.value),
+        Object::TestBytes(t) => json_string(&base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &t.value)),
+        Object::TestVectorInt(t) => serde_json::to_string(&t.value).expect("ints serialize"),
+        Object::TestVectorIntObject(t) => format!(
+            "[{}]",
+            t.value.iter().map(|v| json_of(&Object::TestInt(v.clone()))).collect::<Vec<_>>().join(",")
+        ),
+        Object::TestVectorString(t) => format!("[{}]", t.value.iter().map(|v| json_string(v)).collect::<Vec<_>>().join(",")),
+        Object::TestVectorStringObject(t) => format!(
+            "[{}]",
+            t.value.iter().map(|v| json_of(&Object::TestString(v.clone()))).collect::<Vec<_>>().join(",")
+        ),
+        _ => return None,
+    };
+    let method = match value {
+        Object::TestString(_) => "testCallString",
+        Object::TestBytes(_) => "testCallBytes",
+        Object::TestVectorInt(_) => "testCallVectorInt",
+        Object::TestVectorIntObject(_) => "testCallVectorIntObject",
+        Object::TestVectorString(_) => "testCallVectorString",
+        _ => "testCallVectorStringObject",
+    };
+    Some(format!("{{\"@type\":\"{method}\",\"x\":{x}}}"))
+}

@@ -1,0 +1,70 @@
+//! Instruction counts: the worker runs itself again under `valgrind --tool=callgrind`, with
+//! collection switched on only inside `counted_loop`, and reads the total from callgrind's
+//! output file. Counts are exact and repeatable for the same binary, input and environment,
+//! whatever else the machine is doing — the signal a 1% gate can hold on a noisy runner.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use super::Job;
+
+/// Whether valgrind can be run here; the error says how to get it.
+pub fn check_valgrind() -> Result<(), String> {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(o) if o.status.success() => Ok(()),
+        _ => Err("instruction counts need valgrind on PATH (Debian: apt-get install valgrind)".into()),
+    }
+}
+
+/// Total instructions executed in `counted_loop` for one operation of the job.
+pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
+    check_valgrind()?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the worker's own binary: {e}"))?;
+    let out_file = std::env::temp_dir().join(format!("tdbench-callgrind-{}-{operation}.out", std::process::id()));
+    let s = &job.settings;
+    let output = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg("--toggle-collect=*counted_loop*")
+        .arg(&exe)
+        .args(["--implementation", &job.implementation, "--lane", &job.lane, "--operation", operation])
+        .arg("--corpus")
+        .arg(&job.corpus_dir)
+        .args(["--instruction-cycles", &s.instruction_cycles.to_string(), "--count-instructions-inner"])
+        // The same environment for every count: a different environment shifts the stack and
+        // can change a count by a few hundred instructions at start-up (not in the loop, but
+        // keep it out of the question).
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .output()
+        .map_err(|e| format!("cannot run valgrind: {e}"))?;
+    let text = std::fs::read_to_string(&out_file);
+    let _ = std::fs::remove_file(&out_file);
+    if !output.status.success() {
+        return Err(format!(
+            "the counted run under valgrind failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")
+        ));
+    }
+    let text = text.map_err(|e| format!("callgrind wrote no output file {}: {e}", PathBuf::from(&out_file).display()))?;
+    parse_total(&text).ok_or_else(|| "callgrind's output has no totals line".into())
+}
+
+/// The `totals:` (or `summary:`) line of a callgrind output file: instructions, the first event.
+pub fn parse_total(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn totals_line() {
+        assert_eq!(super::parse_total("events: Ir\nfn=x\n1 5\ntotals: 12345\n"), Some(12345));
+        assert_eq!(super::parse_total("summary: 77\n"), Some(77));
+        assert_eq!(super::parse_total("events: Ir\n"), None);
+    }
+}
