@@ -46,8 +46,43 @@ pub fn main(args: Vec<String>) -> ExitCode {
 
 struct Trees {
     current: TreeInfo,
-    current_worker: PathBuf,
+    /// The target folder each tree builds into.
+    current_target: PathBuf,
     baseline: Option<(TreeInfo, PathBuf)>,
+}
+
+impl Trees {
+    fn tree_and_target(&self, role: &str) -> (PathBuf, &Path) {
+        if role == "baseline" {
+            let (info, target) = self.baseline.as_ref().expect("baseline slots only with a baseline");
+            (PathBuf::from(&info.path), target)
+        } else {
+            (PathBuf::from(&self.current.path), &self.current_target)
+        }
+    }
+
+    /// The worker of `role`'s tree linked with code layout `seed` (see [`link_layout`]).
+    fn worker(&self, role: &str, seed: u32) -> PathBuf {
+        self.tree_and_target(role).1.join(format!("layouts/worker-{seed}"))
+    }
+
+    /// Links every layout the given samples need, in both trees.
+    fn link_layouts(&self, samples: std::ops::Range<u32>) -> Result<(), Failure> {
+        let roles: Vec<&str> = if self.baseline.is_some() { vec!["baseline", "current"] } else { vec!["current"] };
+        eprintln!("linking {} code layout(s) per tree…", samples.len());
+        for role in roles {
+            let (tree, target) = self.tree_and_target(role);
+            for sample in samples.clone() {
+                link_layout(&tree, target, role, layout_seed(sample))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sample `k` of both trees runs with layout seed `k + 1` (0 would ask LLD for a random one).
+fn layout_seed(sample: u32) -> u32 {
+    sample + 1
 }
 
 fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
@@ -72,7 +107,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         tdbench::worker::instructions::check_valgrind().map_err(environment)?;
     }
     let trees = prepare_trees(&sh, &root, options)?;
-    let (lanes, implementations) = selection(&trees.current_worker, options)?;
+    let current_worker = trees.current_target.join("release/worker");
+    let (lanes, implementations) = selection(&current_worker, options)?;
 
     let output = if options.output.is_absolute() { options.output.clone() } else { root.join(&options.output) };
     clear_previous_run(&output)?;
@@ -102,6 +138,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     };
     write_plan(&output, &plan)?;
     let corpus = root.join("corpus");
+    trees.link_layouts(0..2 * options.rounds)?;
     let mut progress = Progress::new(plan.slots.len(), options.ci);
     for slot in plan.slots.clone() {
         run_slot(&slot, &plan, &trees, &corpus, &output, &mut progress)?;
@@ -123,6 +160,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             }
             plan.slots.extend(added.iter().cloned());
             write_plan(&output, &plan)?;
+            // Fresh layouts: the confirmation must not inherit the screen's layout draws.
+            trees.link_layouts(first..first + 2 * options.confirm_rounds)?;
             let mut progress = Progress::new(added.len(), options.ci);
             for slot in &added {
                 run_slot(slot, &plan, &trees, &corpus, &output, &mut progress)?;
@@ -170,10 +209,10 @@ fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Fa
             let path = PathBuf::from(&info.path);
             let target = path.join("target");
             build_worker(&path, &target, "baseline", options.ci)?;
-            Some((info, target.join("release/worker")))
+            Some((info, target))
         }
     };
-    Ok(Trees { current, current_worker: current_target.join("release/worker"), baseline })
+    Ok(Trees { current, current_target, baseline })
 }
 
 /// Each tree builds its own worker into its own target folder.
@@ -184,6 +223,18 @@ fn prepare_trees(sh: &Shell, root: &Path, options: &Options) -> Result<Trees, Fa
 /// every A/A run (seen: a 13% gap on `clone`, from a 64-byte shift).
 fn build_worker(tree: &Path, target: &Path, role: &str, ci: bool) -> Result<(), Failure> {
     eprintln!("building the {role} tree's worker (release)…");
+    let status = cargo(tree, target, &["build", "--release", "--bin", "worker"], ci)?;
+    if !status.success() {
+        return Err(environment(format!(
+            "the {role} tree ({}) does not build a worker; a baseline older than the runner has none — pick a later --baseline",
+            tree.display()
+        )));
+    }
+    Ok(())
+}
+
+/// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
+fn cargo(tree: &Path, target: &Path, args: &[&str], ci: bool) -> Result<std::process::ExitStatus, Failure> {
     let mut flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
         .ok()
         .filter(|f| !f.is_empty())
@@ -193,7 +244,7 @@ fn build_worker(tree: &Path, target: &Path, role: &str, ci: bool) -> Result<(), 
     flags.push(format!("--remap-path-prefix={}=/tdbench/tree", tree.display()));
     let mut command = Command::new("cargo");
     command
-        .args(["build", "--release", "--bin", "worker"])
+        .args(args)
         .current_dir(tree)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
@@ -201,13 +252,28 @@ fn build_worker(tree: &Path, target: &Path, role: &str, ci: bool) -> Result<(), 
     if ci {
         command.arg("--quiet");
     }
-    let status = command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))?;
+    command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))
+}
+
+/// Links the tree's worker with its functions in an order shuffled by `seed` (LLD's
+/// `--shuffle-sections`), into `layouts/worker-SEED`.
+///
+/// Why: any change moves the code after it, and where a hot loop lands (alignment, cache sets,
+/// branch-predictor aliasing) can move unchanged code by several percent — seen here: adding
+/// work to msgpack's decode made bincode's and tl's decode 2–3% slower in every process. With
+/// one layout per sample, the same for both trees, an A/A pair is still two identical binaries,
+/// while a real change meets a different layout draw in every pair: layout luck becomes noise
+/// the intervals account for instead of a bias that fails unrelated code.
+fn link_layout(tree: &Path, target: &Path, role: &str, seed: u32) -> Result<(), Failure> {
+    let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
+    let status = cargo(tree, target, &["rustc", "--release", "--bin", "worker", "--", "-C", &shuffle], true)?;
     if !status.success() {
-        return Err(environment(format!(
-            "the {role} tree ({}) does not build a worker; a baseline older than the runner has none — pick a later --baseline",
-            tree.display()
-        )));
+        return Err(environment(format!("linking the {role} worker with layout {seed} failed")));
     }
+    let layouts = target.join("layouts");
+    std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
+    std::fs::copy(target.join("release/worker"), layouts.join(format!("worker-{seed}")))
+        .map_err(|e| environment(format!("cannot keep layout {seed}: {e}")))?;
     Ok(())
 }
 
@@ -251,12 +317,9 @@ fn nonce() -> String {
 }
 
 fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Path, progress: &mut Progress) -> Result<(), Failure> {
-    let (worker, tree) = if slot.role == "baseline" {
-        let (info, worker) = trees.baseline.as_ref().expect("baseline slots only with a baseline");
-        (worker, PathBuf::from(&info.path))
-    } else {
-        (&trees.current_worker, PathBuf::from(&trees.current.path))
-    };
+    let worker = trees.worker(&slot.role, layout_seed(slot.sample));
+    let (tree, _) = trees.tree_and_target(&slot.role);
+    let worker = &worker;
     let file = slot.file(output);
     std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
     let s = &plan.settings;
