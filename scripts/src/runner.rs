@@ -243,15 +243,17 @@ fn cargo(tree: &Path, target: &Path, args: &[&str], ci: bool) -> Result<std::pro
     flags.push(format!("--remap-path-prefix={}=/tdbench/target", target.display()));
     flags.push(format!("--remap-path-prefix={}=/tdbench/tree", tree.display()));
     let mut command = Command::new("cargo");
+    // `--quiet` belongs to cargo's subcommand, before any `--` that starts rustc's arguments.
+    command.arg(args[0]);
+    if ci {
+        command.arg("--quiet");
+    }
     command
-        .args(args)
+        .args(&args[1..])
         .current_dir(tree)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
         .env_remove("RUSTFLAGS");
-    if ci {
-        command.arg("--quiet");
-    }
     command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))
 }
 
