@@ -296,6 +296,8 @@ fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<Strin
 fn clear_previous_run(output: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(output).map_err(|e| environment(format!("cannot create {}: {e}", output.display())))?;
     let _ = std::fs::remove_dir_all(output.join("samples"));
+    // Links to the workers of an earlier run must never be started by this one.
+    let _ = std::fs::remove_dir_all(output.join("workers"));
     for name in ["plan.json", "results.json", "results.json.partial", "summary.md", "INCOMPLETE"] {
         let _ = std::fs::remove_file(output.join(name));
     }
@@ -318,8 +320,30 @@ fn nonce() -> String {
     tdbench::worker::hex(&bytes)
 }
 
+/// The worker binary as it is started: a hard link (or copy) at `workers/SEED-b` or `SEED-c`
+/// in the output folder.
+///
+/// Why: every byte a process gets from its command line is allocated on its heap, and the
+/// allocation history decides where later buffers land — seen here: the `memcpy` floor ran 12%
+/// slower in the current tree's processes of an A/A run, from how the source and destination
+/// buffers fell against each other. So both trees' workers start from paths of equal length,
+/// in their tree (`--tree .`), with identical arguments but for `--role` (same allocation
+/// size), and print their result to standard output instead of taking an output path.
+fn launch_path(trees: &Trees, output: &Path, role: &str, seed: u32) -> Result<PathBuf, Failure> {
+    let dir = output.join("workers");
+    std::fs::create_dir_all(&dir).map_err(|e| environment(e.to_string()))?;
+    let path = dir.join(format!("{seed:03}-{}", &role[..1]));
+    if !path.exists() {
+        let source = trees.worker(role, seed);
+        std::fs::hard_link(&source, &path)
+            .or_else(|_| std::fs::copy(&source, &path).map(|_| ()))
+            .map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
+    }
+    Ok(path)
+}
+
 fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Path, progress: &mut Progress) -> Result<(), Failure> {
-    let worker = trees.worker(&slot.role, layout_seed(slot.sample));
+    let worker = launch_path(trees, output, &slot.role, layout_seed(slot.sample))?;
     let (tree, _) = trees.tree_and_target(&slot.role);
     let worker = &worker;
     let file = slot.file(output);
@@ -339,9 +363,7 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
         "--corpus".into(),
         corpus.display().to_string(),
         "--tree".into(),
-        tree.display().to_string(),
-        "--output".into(),
-        file.display().to_string(),
+        ".".into(),
         "--duration-ms".into(),
         s.duration_ms.to_string(),
         "--warmup-ms".into(),
@@ -353,7 +375,11 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
         "--instruction-cycles".into(),
         s.instruction_cycles.to_string(),
     ];
-    let reproduce = std::iter::once(worker.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+    let reproduce = format!(
+        "cd {} && {}",
+        tree.display(),
+        std::iter::once(worker.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ")
+    );
     let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
     // Under callgrind a worker runs some 100 times slower.
     let counting = if s.measure == "time" { Duration::ZERO } else { Duration::from_secs(900) };
@@ -361,16 +387,20 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
     let started = Instant::now();
     let mut child = Command::new(worker)
         .args(&args)
-        .stdout(Stdio::null())
+        .current_dir(&tree)
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| environment(format!("cannot start {}: {e}", worker.display())))?;
-    let mut stderr = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout_reader = read_all(Box::new(child.stdout.take().expect("piped")));
+    let reader = read_all(Box::new(child.stderr.take().expect("piped")));
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -384,11 +414,19 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
         }
     };
     let stderr = reader.join().unwrap_or_default();
+    let result = stdout_reader.join().unwrap_or_default();
     let failed = match status {
         None => Some(format!("did not finish within {}s and was stopped", timeout.as_secs())),
         Some(status) if !status.success() => Some(format!("failed ({status})")),
-        Some(_) if !file.exists() => Some("exited without writing its result".into()),
-        Some(_) => None,
+        Some(_) if result.trim().is_empty() => Some("exited without printing its result".into()),
+        Some(_) => {
+            // Written beside and renamed: an interrupted run never leaves half a sample.
+            let partial = file.with_extension("partial");
+            std::fs::write(&partial, &result)
+                .and_then(|_| std::fs::rename(&partial, &file))
+                .err()
+                .map(|e| format!("result could not be saved to {}: {e}", file.display()))
+        }
     };
     if let Some(what) = failed {
         progress.finish();
