@@ -4,7 +4,10 @@
 //!
 //! Latency is judged from pairs of adjacent samples (baseline and current, next to each other
 //! in the balanced order), as log-ratios of each process's fastest batch. The family of all
-//! latency comparisons is held to a 5% chance of any false alarm (Bonferroni). A first pass
+//! latency comparisons is held to a 5% chance of any false alarm (Bonferroni): a comparison
+//! fails only when its one-sided lower bound at 1 − 5%/m is above no change (the gate only
+//! ever claims "slower", so the bound is one-sided) and its estimate is above the threshold.
+//! Reported intervals are the two-sided 1 − 10%/m intervals whose lower end is that bound. A first pass
 //! screens every comparison; one whose estimate is above the threshold and nominally
 //! significant (p < 0.05) is re-run with fresh samples, and the verdict comes from those alone,
 //! so the selection does not bias it.
@@ -252,7 +255,7 @@ pub fn screen_flags(plan: &Plan, samples: &[WorkerResult]) -> BTreeSet<Key> {
         .iter()
         .filter_map(|(key, by_role)| {
             let paired = Paired::of(&pairs(by_role, |k| k < screen_samples))?;
-            let (low, _) = paired.interval(FAMILY_ALPHA / family);
+            let (low, _) = paired.interval(2.0 * FAMILY_ALPHA / family);
             let slower = paired.ratio() > 1.0 + threshold;
             (slower && low <= 1.0 && paired.p_slower() < SCREEN_P).then(|| key.clone())
         })
@@ -378,16 +381,18 @@ pub fn compare(plan: &Plan, samples: &[WorkerResult]) -> (Vec<Comparison>, Vec<V
         let (paired, alpha, stage, verdict) = if flagged.contains(key) {
             match confirm {
                 Some(confirm) => {
-                    let (low, _) = confirm.interval(FAMILY_ALPHA / confirm_family);
+                    let alpha = 2.0 * FAMILY_ALPHA / confirm_family;
+                    let (low, _) = confirm.interval(alpha);
                     let regression = confirm.ratio() > 1.0 + threshold && low > 1.0;
-                    (confirm, FAMILY_ALPHA / confirm_family, "confirm", if regression { "regression" } else { "not confirmed" })
+                    (confirm, alpha, "confirm", if regression { "regression" } else { "not confirmed" })
                 }
-                None => (screen, FAMILY_ALPHA / family, "screen", "inconclusive"),
+                None => (screen, 2.0 * FAMILY_ALPHA / family, "screen", "inconclusive"),
             }
         } else {
-            let (low, _) = screen.interval(FAMILY_ALPHA / family);
+            let alpha = 2.0 * FAMILY_ALPHA / family;
+            let (low, _) = screen.interval(alpha);
             let regression = screen.ratio() > 1.0 + threshold && low > 1.0;
-            (screen, FAMILY_ALPHA / family, "screen", if regression { "regression" } else { "pass" })
+            (screen, alpha, "screen", if regression { "regression" } else { "pass" })
         };
         let (low, high) = paired.interval(alpha);
         if verdict == "regression" {

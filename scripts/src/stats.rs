@@ -28,7 +28,8 @@ impl Paired {
         self.mean.exp()
     }
 
-    /// Two-sided interval of the ratio at confidence `1 - alpha`.
+    /// Two-sided interval of the ratio at confidence `1 - alpha`; its lower end is the
+    /// one-sided lower bound at confidence `1 - alpha / 2`.
     pub fn interval(&self, alpha: f64) -> (f64, f64) {
         let half = self.half_width(alpha);
         ((self.mean - half).exp(), (self.mean + half).exp())

@@ -137,6 +137,24 @@ fn run_sh_end_to_end() {
 
     merger_rules(&build, &repo.join("scratch"));
 
+    // Without valgrind, instruction counts are refused with how to get it, exit 2.
+    let tools = repo.join("no-valgrind-path");
+    std::fs::create_dir_all(&tools).unwrap();
+    for tool in ["git", "cargo", "rustc", "cc"] {
+        if let Some(found) = std::env::split_paths(&std::env::var_os("PATH").unwrap()).map(|d| d.join(tool)).find(|p| p.exists()) {
+            std::os::unix::fs::symlink(found, tools.join(tool)).unwrap();
+        }
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_run"))
+        .args(["--measure", "instructions", "--data", "status"])
+        .current_dir(&repo)
+        .env("PATH", &tools)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("need valgrind"), "{}", String::from_utf8_lossy(&output.stderr));
+    std::fs::remove_dir_all(&tools).unwrap();
+
     // Unknown names are refused with the valid ones.
     let output = run(&repo, &["--data", "stauts"]);
     assert_eq!(output.status.code(), Some(2));
