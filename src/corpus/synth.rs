@@ -322,17 +322,18 @@ fn text(rng: &mut Rng, chars: usize) -> (String, Vec<TextEntity>) {
     (text, entities)
 }
 
-/// Chat-like text of exactly `len` UTF-8 bytes (cut back to a character boundary, then padded).
+/// Plain ASCII words of exactly `len` bytes, nothing to escape: the string lanes measure
+/// reading a string, so the report can set them against base64 (`bytes-*`) and leave escapes
+/// to `option` against `option-plain`.
 fn text_of_bytes(rng: &mut Rng, len: usize) -> String {
-    let mut text = text(rng, len).0;
-    let mut end = len.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
+    let mut text = String::with_capacity(len + 16);
     while text.len() < len {
-        text.push('.');
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(*rng.pick(ASCII_WORDS));
     }
+    text.truncate(len);
     text
 }
 

@@ -169,8 +169,8 @@ fn derived_costs(figures: &Figures) -> String {
         let show = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.1}"));
         out += &format!("| {i} | {} | {} | {} | {} |\n", show(base64), show(per_int), show(per_object), show(escapes));
     }
-    out += "\nBase64: what reading 64 KiB as `bytes` costs beyond reading it as a `string` — in JSON that is base64 \
-            decoding, in binary formats close to nothing. Per int and per object: the fixed cost of one vector \
+    out += "\nBase64: what reading 64 KiB as `bytes` costs beyond reading the same length as a plain-ASCII `string` — \
+            in JSON that is base64 decoding, in binary formats close to nothing (a string is also checked for UTF-8). Per int and per object: the fixed cost of one vector \
             element, which dominates long lists. Escapes: what `\\\"`, `\\\\` and `\\uXXXX` cost against a plain-ASCII \
             twin of the same length.\n";
     out
