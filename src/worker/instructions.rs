@@ -31,11 +31,14 @@ pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
         .arg("--corpus")
         .arg(&job.corpus_dir)
         .args(["--instruction-cycles", &s.instruction_cycles.to_string(), "--count-instructions-inner"])
-        // The same environment for every count: a different environment shifts the stack and
-        // can change a count by a few hundred instructions at start-up (not in the loop, but
-        // keep it out of the question).
+        // The same environment and working folder for every count. Under valgrind they move
+        // where the heap lands, and valgrind's own memcpy takes more or fewer instructions by
+        // alignment — seen here: the same binary counted 1048.75 instructions per protobuf
+        // status decode run from one tree and 1060.75 from the other, up to 1.1% apart on
+        // other lanes, enough for a false alarm in an A/A run.
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir("/")
         .output()
         .map_err(|e| format!("cannot run valgrind: {e}"))?;
     let text = std::fs::read_to_string(&out_file);
