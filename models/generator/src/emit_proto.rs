@@ -130,13 +130,9 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
         writeln!(out, "    fn clear(&mut self) {{\n        *self = Self::default();\n    }}\n}}\n").unwrap();
     }
 
-    let enums = model
-        .enums
-        .iter()
-        .map(|e| (e.rust_name.as_str(), e.variants.iter().map(|v| v.rust_name.as_str()).collect::<Vec<_>>()))
-        .chain(std::iter::once(("Object", model.structs.iter().map(|s| s.rust_name.as_str()).collect())));
-    for (name, variants) in enums {
-        writeln!(out, "impl crate::proto::ProtoOneof for {name} {{").unwrap();
+    for sum in model.sum_types() {
+        let variants: Vec<&str> = sum.variants.iter().map(|(v, _)| *v).collect();
+        writeln!(out, "impl crate::proto::ProtoOneof for {} {{", sum.rust_name).unwrap();
         writeln!(out, "    fn encode_variant(&self, buf: &mut impl prost::bytes::BufMut) {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
         for (i, v) in variants.iter().enumerate() {

@@ -43,16 +43,11 @@ pub fn emit(model: &Model) -> String {
         }
         writeln!(out, "        out.end()\n    }}\n}}\n").unwrap();
     }
-    let enums = model
-        .enums
-        .iter()
-        .map(|e| (e.rust_name.as_str(), e.variants.iter().map(|v| v.rust_name.as_str()).collect::<Vec<_>>()))
-        .chain(std::iter::once(("Object", model.structs.iter().map(|s| s.rust_name.as_str()).collect())));
-    for (name, variants) in enums {
-        writeln!(out, "impl serde::Serialize for {name} {{").unwrap();
+    for sum in model.sum_types() {
+        writeln!(out, "impl serde::Serialize for {} {{", sum.rust_name).unwrap();
         writeln!(out, "    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
-        for v in variants {
+        for (v, _) in &sum.variants {
             writeln!(out, "            Self::{v}(value) => value.serialize(serializer),").unwrap();
         }
         writeln!(out, "        }}\n    }}\n}}\n").unwrap();

@@ -32,19 +32,9 @@ pub fn emit(model: &Model) -> String {
         }
         writeln!(out, "        }})\n    }}\n}}\n").unwrap();
     }
-    let enums = model
-        .enums
-        .iter()
-        .map(|e| {
-            let variants = e.variants.iter().map(|v| (v.rust_name.as_str(), model.structs[v.target].rust_name.as_str())).collect();
-            (e.rust_name.as_str(), e.tl_name.as_str(), variants)
-        })
-        .chain(std::iter::once((
-            "Object",
-            "Object",
-            model.structs.iter().map(|s| (s.rust_name.as_str(), s.rust_name.as_str())).collect::<Vec<_>>(),
-        )));
-    for (name, tl_name, variants) in enums {
+    for sum in model.sum_types() {
+        let (name, tl_name) = (sum.rust_name, sum.tl_name);
+        let variants: Vec<(&str, &str)> = sum.variants.iter().map(|(v, s)| (*v, s.rust_name.as_str())).collect();
         writeln!(out, "impl crate::tl::TlObject for {name} {{").unwrap();
         writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
         writeln!(out, "        match self {{").unwrap();

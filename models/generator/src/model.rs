@@ -71,6 +71,13 @@ pub struct Variant {
     pub target: usize,
 }
 
+/// An enum as the emitters see it: its name and, per variant, the variant name and its struct.
+pub struct SumType<'a> {
+    pub rust_name: &'a str,
+    pub tl_name: &'a str,
+    pub variants: Vec<(&'a str, &'a Struct)>,
+}
+
 /// A type referenced by the schema but not declared in it (e.g. `linkPreview`): always absent.
 pub struct Absent {
     pub tl_name: String,
@@ -134,6 +141,26 @@ impl Model {
         model.check_names()?;
         model.decide_boxing();
         Ok(model)
+    }
+
+    /// Every Rust enum the emitters write a `match` for: each abstract type, then `Object`
+    /// (every constructor, variants named like the structs).
+    pub fn sum_types(&self) -> Vec<SumType<'_>> {
+        let mut sums: Vec<SumType> = self
+            .enums
+            .iter()
+            .map(|e| SumType {
+                rust_name: &e.rust_name,
+                tl_name: &e.tl_name,
+                variants: e.variants.iter().map(|v| (v.rust_name.as_str(), &self.structs[v.target])).collect(),
+            })
+            .collect();
+        sums.push(SumType {
+            rust_name: "Object",
+            tl_name: "Object",
+            variants: self.structs.iter().map(|s| (s.rust_name.as_str(), s)).collect(),
+        });
+        sums
     }
 
     pub fn target_rust_name(&self, target: Target) -> &str {
