@@ -57,8 +57,8 @@ pub fn validate_payload(payload: &Payload) -> Vec<Failure> {
             }
             continue;
         }
-        match codec.decode(&buffer) {
-            Ok(value) if value == payload.value => {}
+        let decoded = match codec.decode(&buffer) {
+            Ok(value) if value == payload.value => value,
             Ok(_) => {
                 fail(name, "round trip gives a different value".into());
                 continue;
@@ -67,9 +67,9 @@ pub fn validate_payload(payload: &Payload) -> Vec<Failure> {
                 fail(name, format!("cannot decode its own encoding: {e}"));
                 continue;
             }
-        }
+        };
         let mut again = Vec::new();
-        match codec.encode(&codec.decode(&buffer).expect("decoded above"), &mut again) {
+        match codec.encode(&decoded, &mut again) {
             Ok(()) if again == buffer => {}
             Ok(()) => fail(name, format!("encoding is not deterministic: {}", first_difference(&buffer, &again))),
             Err(e) => fail(name, format!("does not re-encode: {e}")),

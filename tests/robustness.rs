@@ -135,6 +135,17 @@ fn random_mutations_are_an_error_or_a_value() {
     }
 }
 
+/// A two-entry MessagePack map up to the second value: `{"@type": tl_name, key: `.
+fn msgpack_map_start(tl_name: &str, key: &str) -> Vec<u8> {
+    let mut mp = vec![0x82, 0xa5];
+    mp.extend(b"@type");
+    for text in [tl_name, key] {
+        mp.push(0xa0 | text.len() as u8);
+        mp.extend(text.as_bytes());
+    }
+    mp
+}
+
 fn codec(name: &str) -> &'static dyn Codec {
     tdbench::registry::codec(name).unwrap()
 }
@@ -162,12 +173,7 @@ fn gigabyte_length_claims_in_short_buffers_fail_cleanly() {
     assert!(!decode_checked(codec("protobuf"), &pb, "bytes length 2^30"));
 
     // MessagePack: a bin32 claiming 1 GiB, and an array claiming 2^30 elements.
-    let mut mp = vec![0x82, 0xa5];
-    mp.extend(b"@type");
-    mp.push(0xa9);
-    mp.extend(b"testBytes");
-    mp.push(0xa5);
-    mp.extend(b"value");
+    let mp = msgpack_map_start("testBytes", "value");
     let mut bin = mp.clone();
     bin.extend([0xc6, 0x40, 0, 0, 0]);
     bin.extend([0u8; 60]);
@@ -193,12 +199,7 @@ fn deep_nesting_is_refused_not_recursed_into() {
         assert!(!decode_checked(*codec, json.as_bytes(), "deep JSON"));
     }
     // MessagePack: the same as fixarrays of one element.
-    let mut mp = vec![0x82, 0xa5];
-    mp.extend(b"@type");
-    mp.push(0xa2);
-    mp.extend(b"ok");
-    mp.push(0xa1);
-    mp.push(b'x');
+    let mut mp = msgpack_map_start("ok", "x");
     mp.extend(std::iter::repeat_n(0x91, depth));
     mp.push(0xc0);
     assert!(!decode_checked(codec("msgpack"), &mp, "deep MessagePack"));

@@ -22,7 +22,7 @@ pub struct Int64(pub i64);
 impl Serialize for Int64 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
-            let mut buffer = itoa_buffer();
+            let mut buffer = [0u8; 20];
             serializer.serialize_str(format_i64(self.0, &mut buffer))
         } else {
             serializer.serialize_i64(self.0)
@@ -67,10 +67,6 @@ impl Serialize for Base64Slice<'_> {
         }
         seq.end()
     }
-}
-
-fn itoa_buffer() -> [u8; 20] {
-    [0; 20]
 }
 
 /// Formats without allocating: i64::MIN has 20 characters.
@@ -127,7 +123,7 @@ impl<'de> de::Deserialize<'de> for Int64Element {
 }
 
 pub fn int64_vector<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<i64>, D::Error> {
-    Vec::<Int64Element>::deserialize_in(deserializer).map(|v| v.into_iter().map(|e| e.0).collect())
+    <Vec<Int64Element> as de::Deserialize>::deserialize(deserializer).map(|v| v.into_iter().map(|e| e.0).collect())
 }
 
 struct BytesVisitor;
@@ -173,18 +169,7 @@ impl<'de> de::Deserialize<'de> for BytesElement {
 }
 
 pub fn bytes_vector<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Vec<u8>>, D::Error> {
-    Vec::<BytesElement>::deserialize_in(deserializer).map(|v| v.into_iter().map(|e| e.0).collect())
-}
-
-/// `Vec::<T>::deserialize` spelled so the helpers above read as one call.
-trait DeserializeIn<'de>: Sized {
-    fn deserialize_in<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
-}
-
-impl<'de, T: de::Deserialize<'de>> DeserializeIn<'de> for Vec<T> {
-    fn deserialize_in<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <Vec<T> as de::Deserialize<'de>>::deserialize(deserializer)
-    }
+    <Vec<BytesElement> as de::Deserialize>::deserialize(deserializer).map(|v| v.into_iter().map(|e| e.0).collect())
 }
 
 #[cfg(test)]
@@ -193,7 +178,7 @@ mod tests {
 
     #[test]
     fn formats_i64_extremes() {
-        let mut buffer = itoa_buffer();
+        let mut buffer = [0u8; 20];
         assert_eq!(format_i64(i64::MIN, &mut buffer), "-9223372036854775808");
         assert_eq!(format_i64(0, &mut buffer), "0");
         assert_eq!(format_i64(i64::MAX, &mut buffer), "9223372036854775807");

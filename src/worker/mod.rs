@@ -155,9 +155,10 @@ fn proof(kernel: &Kernel) -> (Proof, f64) {
         hash.update((output.len() as u64).to_le_bytes());
         hash.update(output);
     }
+    // A decode's size is its input's; every other kernel's is what it produced (for `clone`,
+    // the JSON of the cloned values: the same bytes as the payloads').
     let encoded_bytes = match kernel {
         Kernel::Decode { inputs, .. } => inputs.iter().map(Vec::len).sum::<usize>(),
-        Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, v).len()).sum(),
         _ => outputs.iter().map(Vec::len).sum(),
     } as f64
         / kernel.len() as f64;
