@@ -1,11 +1,11 @@
 //! Every implementation tdbench measures, by name: the codecs, and the two floors shown beside
 //! them so each figure can be read against what no format can beat.
 
-use crate::codecs::{bincode::Bincode, json::Json, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
+use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 use crate::Codec;
 
-/// The codecs, `json` (the path being argued about) first.
-pub const CODECS: &[&dyn Codec] = &[&Json, &Protobuf, &MsgPack, &Tl, &Bincode];
+/// The codecs: `json` (the path being argued about) first, then the project's own TDLib JSON.
+pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &Protobuf, &MsgPack, &Tl, &Bincode];
 
 /// Reference operations that are not formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

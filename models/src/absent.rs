@@ -64,6 +64,16 @@ macro_rules! absent_type {
             }
         }
 
+        impl $crate::td_json::TdJson for $name {
+            fn write_json(&self, _: &mut $crate::td_json::JsonWriter<'_>) {
+                match *self {}
+            }
+
+            fn read_json(r: &mut $crate::td_json::JsonReader<'_>) -> Result<Self, $crate::td_json::JsonError> {
+                Err(r.absent($tl_name))
+            }
+        }
+
         impl $crate::proto::ProtoOneof for $name {
             fn encode_variant(&self, _: &mut impl prost::bytes::BufMut) {
                 match *self {}

@@ -7,13 +7,14 @@
 //! Object fields are `Option` (TDLib pointers can be null); vector elements are not.
 //!
 //! The runtime modules hold what the generated code needs per format: [`tl`] (binary TL
-//! primitives), [`proto`] (protobuf oneof glue for prost), [`serde_support`] (TDLib JSON's quoted
+//! primitives), [`td_json`] (the serde-free TDLib JSON reader and writer), [`proto`] (protobuf oneof glue for prost), [`serde_support`] (TDLib JSON's quoted
 //! int64 and base64 bytes), and [`absent_type!`] for types the schema references but leaves out.
 
 #[macro_use]
 mod absent;
 pub mod proto;
 pub mod serde_support;
+pub mod td_json;
 pub mod tl;
 
 /// The generated models. Never edited by hand: change the schema or `tl-gen` instead.
@@ -21,6 +22,7 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/types.rs"));
     include!(concat!(env!("OUT_DIR"), "/serde_impls.rs"));
     include!(concat!(env!("OUT_DIR"), "/tl_impls.rs"));
+    include!(concat!(env!("OUT_DIR"), "/td_json_impls.rs"));
     include!(concat!(env!("OUT_DIR"), "/proto_impls.rs"));
 }
 

@@ -3,6 +3,7 @@
 
 pub mod bincode;
 pub mod json;
+pub mod json_td;
 pub mod msgpack;
 pub mod protobuf;
 pub mod tl;

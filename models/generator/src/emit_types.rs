@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{Kind, Model, Struct};
+use crate::model::{Field, Kind, Model, Struct};
 
 pub fn emit(model: &Model) -> String {
     let mut out = String::new();
@@ -43,6 +43,17 @@ pub fn rust_type(model: &Model, kind: &Kind) -> String {
     }
 }
 
+/// The Rust type of a struct field: object pointers are `Option`, boxed where the model says.
+pub fn field_type(model: &Model, f: &Field) -> String {
+    match &f.kind {
+        Kind::Object(t) => {
+            let name = model.target_rust_name(*t);
+            if f.boxed { format!("Option<Box<{name}>>") } else { format!("Option<{name}>") }
+        }
+        kind => rust_type(model, kind),
+    }
+}
+
 fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "/// `{}`", s.declaration).unwrap();
     writeln!(out, "#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, bincode::Encode, bincode::Decode)]").unwrap();
@@ -53,14 +64,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
         if let Some(helper) = serde_helper(&f.kind) {
             writeln!(out, "    #[serde(deserialize_with = \"crate::serde_support::{helper}\")]").unwrap();
         }
-        let ty = match &f.kind {
-            Kind::Object(t) => {
-                let name = model.target_rust_name(*t);
-                if f.boxed { format!("Option<Box<{name}>>") } else { format!("Option<{name}>") }
-            }
-            kind => rust_type(model, kind),
-        };
-        writeln!(out, "    pub {}: {ty},", f.rust_name).unwrap();
+        writeln!(out, "    pub {}: {},", f.rust_name, field_type(model, f)).unwrap();
     }
     writeln!(out, "}}\n").unwrap();
     writeln!(out, "impl {} {{", s.rust_name).unwrap();

@@ -9,6 +9,7 @@
 mod emit_proto;
 mod emit_proto_file;
 mod emit_serde;
+mod emit_td_json;
 mod emit_tl;
 mod emit_types;
 mod model;
@@ -27,6 +28,8 @@ pub struct Generated {
     pub serde: String,
     /// Binary TL impls.
     pub tl: String,
+    /// The `json-td` reader and writer (`TdJson` impls).
+    pub td_json: String,
     /// `prost::Message` impls and protobuf oneof glue; an error where the schema uses what the
     /// protobuf mapping does not cover yet (vectors of vectors, which the full TDLib schema has
     /// and tdbench's does not).
@@ -48,7 +51,8 @@ impl fmt::Display for GenError {
 impl std::error::Error for GenError {}
 
 /// Generates every source from the definitions of one schema file; fails when the schema cannot
-/// be modelled at all (a name collision, a generic type other than `vector`).
+/// be modelled at all (a name collision, a generic type other than `vector`, two constructors of
+/// one type whose names hash alike for json-td's dispatch).
 /// `schema_name` is named in the do-not-edit headers.
 pub fn generate(definitions: &[Definition], schema_name: &str) -> Result<Generated, GenError> {
     let model = Model::resolve(definitions)?;
@@ -57,6 +61,7 @@ pub fn generate(definitions: &[Definition], schema_name: &str) -> Result<Generat
         types: format!("{header}{}", emit_types::emit(&model)),
         serde: format!("{header}{}", emit_serde::emit(&model)),
         tl: format!("{header}{}", emit_tl::emit(&model)),
+        td_json: format!("{header}{}", emit_td_json::emit(&model)?),
         proto: emit_proto::emit(&model).map(|proto| format!("{header}{proto}")),
         proto_file: emit_proto_file::emit(&model, schema_name),
     })

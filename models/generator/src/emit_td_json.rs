@@ -1,0 +1,153 @@
+//! The `json-td` reader and writer: one `TdJson` impl per type over the runtime in
+//! `tdbench_models::td_json`.
+//!
+//! Writers emit `{"@type":"name"` and each `,"field":` as one constant. Readers of an abstract
+//! type read `@type` first and switch on the CRC32 of the name, then compare it exactly; the
+//! constructor's field loop matches keys as byte strings (length, then bytes), so an unknown
+//! field can never be taken for a known one; it is skipped whatever its shape.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use crate::emit_types::{field_type, rust_type};
+use crate::model::{Kind, Model, Struct};
+use crate::GenError;
+
+const RT: &str = "crate::td_json";
+
+pub fn emit(model: &Model) -> Result<String, GenError> {
+    let mut out = String::new();
+    for s in &model.structs {
+        emit_struct(model, s, &mut out);
+    }
+    for sum in model.sum_types() {
+        let mut hashes: HashMap<u32, &str> = HashMap::new();
+        for (_, s) in &sum.variants {
+            if let Some(other) = hashes.insert(crc32fast::hash(s.tl_name.as_bytes()), &s.tl_name) {
+                return Err(GenError(format!(
+                    "constructors `{other}` and `{}` of `{}` have the same name hash; json-td's dispatch needs another hash",
+                    s.tl_name, sum.tl_name
+                )));
+            }
+        }
+        let name = sum.rust_name;
+        writeln!(out, "impl {RT}::TdJson for {name} {{").unwrap();
+        writeln!(out, "    fn write_json(&self, w: &mut {RT}::JsonWriter<'_>) {{").unwrap();
+        writeln!(out, "        match self {{").unwrap();
+        for (variant, _) in &sum.variants {
+            writeln!(out, "            Self::{variant}(value) => {RT}::TdJson::write_json(value, w),").unwrap();
+        }
+        writeln!(out, "        }}\n    }}\n").unwrap();
+        writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
+        writeln!(out, "        let mut name_scratch = {RT}::KeyScratch::new();").unwrap();
+        writeln!(out, "        let (name, type_key) = r.begin_typed_object(&mut name_scratch)?;").unwrap();
+        writeln!(out, "        let Some(name) = name else {{ return Err(r.missing_type(\"{}\")) }};", sum.tl_name).unwrap();
+        writeln!(out, "        match {RT}::name_hash(name) {{").unwrap();
+        for (variant, s) in &sum.variants {
+            writeln!(
+                out,
+                "            {:#010x} if name == b\"{}\" => Ok(Self::{variant}({}::read_json_fields(r, type_key)?)),",
+                crc32fast::hash(s.tl_name.as_bytes()),
+                s.tl_name,
+                s.rust_name
+            )
+            .unwrap();
+        }
+        writeln!(out, "            _ => Err(r.unknown_constructor(name, \"{}\")),", sum.tl_name).unwrap();
+        writeln!(out, "        }}\n    }}\n}}\n").unwrap();
+    }
+    Ok(out)
+}
+
+fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
+    let name = &s.rust_name;
+    writeln!(out, "impl {RT}::TdJson for {name} {{").unwrap();
+    writeln!(out, "    fn write_json(&self, w: &mut {RT}::JsonWriter<'_>) {{").unwrap();
+    writeln!(out, "        w.raw(br#\"{{\"@type\":\"{}\"\"#);", s.tl_name).unwrap();
+    for f in &s.fields {
+        let key = format!("w.raw(br#\",\"{}\":\"#);", f.tl_name);
+        let place = format!("&self.{}", f.rust_name);
+        match &f.kind {
+            Kind::Object(_) => {
+                writeln!(out, "        if let Some(value) = {place} {{ {key} {RT}::TdJson::write_json(value, w); }}").unwrap()
+            }
+            kind => writeln!(out, "        {key} {}", write_statement(kind, &place)).unwrap(),
+        }
+    }
+    writeln!(out, "        w.raw(b\"}}\");\n    }}\n").unwrap();
+    writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
+    writeln!(out, "        r.begin_object()?;").unwrap();
+    writeln!(out, "        Self::read_json_fields(r, {RT}::TypeKey::Ignore)").unwrap();
+    writeln!(out, "    }}\n}}\n").unwrap();
+
+    writeln!(out, "impl {name} {{").unwrap();
+    writeln!(out, "    /// Reads this constructor's members after the object's `{{` (and its `@type`, if that came first).").unwrap();
+    writeln!(out, "    #[doc(hidden)]").unwrap();
+    writeln!(
+        out,
+        "    pub fn read_json_fields(r: &mut {RT}::JsonReader<'_>, type_key: {RT}::TypeKey) -> Result<Self, {RT}::JsonError> {{"
+    )
+    .unwrap();
+    for f in &s.fields {
+        // A slot per field: `Some` once read, so a repeated key is caught as serde catches it.
+        writeln!(out, "        let mut field_{}: Option<{}> = None;", f.tl_name, field_type(model, f)).unwrap();
+    }
+    writeln!(out, "        let mut key_scratch = {RT}::KeyScratch::new();").unwrap();
+    writeln!(out, "        while let Some((key_at, key)) = r.next_key(&mut key_scratch)? {{").unwrap();
+    writeln!(out, "            match key {{").unwrap();
+    for f in &s.fields {
+        let read = match &f.kind {
+            Kind::Object(_) => {
+                let inner = field_type(model, f);
+                let inner = inner.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')).expect("object fields are Option");
+                format!("r.optional(<{inner} as {RT}::TdJson>::read_json)")
+            }
+            kind => read_expression(model, kind),
+        };
+        writeln!(out, "                b\"{0}\" => r.field(&mut field_{0}, key_at, \"{0}\", |r| {read})?,", f.tl_name).unwrap();
+    }
+    writeln!(out, "                b\"@type\" => r.type_member(key_at, type_key)?,").unwrap();
+    writeln!(out, "                _ => r.skip_value()?,").unwrap();
+    writeln!(out, "            }}\n        }}").unwrap();
+    writeln!(out, "        Ok(Self {{").unwrap();
+    for f in &s.fields {
+        // TDLib leaves a missing field at its default, as the serde models do.
+        let value = match f.kind {
+            Kind::Object(_) => format!("field_{}.flatten()", f.tl_name),
+            _ => format!("field_{}.unwrap_or_default()", f.tl_name),
+        };
+        writeln!(out, "            {}: {value},", f.rust_name).unwrap();
+    }
+    writeln!(out, "        }})\n    }}\n}}\n").unwrap();
+}
+
+/// A statement writing `place` (an expression of type `&T`).
+fn write_statement(kind: &Kind, place: &str) -> String {
+    match kind {
+        Kind::Int32 => format!("w.int32(*{place});"),
+        Kind::Int53 => format!("w.int53(*{place});"),
+        Kind::Int64 => format!("w.int64(*{place});"),
+        Kind::Double => format!("w.double(*{place});"),
+        Kind::Bool => format!("w.bool(*{place});"),
+        Kind::String => format!("w.string({place});"),
+        Kind::Bytes => format!("w.bytes({place});"),
+        // Vector elements are not nullable.
+        Kind::Object(_) => format!("{RT}::TdJson::write_json({place}, w);"),
+        Kind::Vector(inner) => format!("w.vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
+    }
+}
+
+/// An expression reading a non-null value of `kind` with `r`.
+fn read_expression(model: &Model, kind: &Kind) -> String {
+    match kind {
+        Kind::Int32 => "r.int32()".into(),
+        Kind::Int53 => "r.int53()".into(),
+        Kind::Int64 => "r.int64()".into(),
+        Kind::Double => "r.double()".into(),
+        Kind::Bool => "r.bool()".into(),
+        Kind::String => "r.string()".into(),
+        Kind::Bytes => "r.bytes()".into(),
+        Kind::Object(_) => format!("<{} as {RT}::TdJson>::read_json(r)", rust_type(model, kind)),
+        Kind::Vector(inner) => format!("r.vector(|r| {})", read_expression(model, inner)),
+    }
+}

@@ -1,0 +1,82 @@
+//! TDLib JSON without serde: the runtime of the `json-td` codec's generated reader and writer.
+//!
+//! serde's `#[serde(tag = "@type")]` enums cannot pick a variant before they have seen the tag,
+//! so serde_json buffers every object's content into a tree first and then walks it again: most
+//! of its decode time goes there (see `../shared/NOISE.md`). TDLib always writes `@type` first,
+//! so a reader that reads it first can dispatch at once and build the model straight from the
+//! input bytes. That is this module: a pull reader over `&[u8]` ([`JsonReader`]) and an appending
+//! writer ([`JsonWriter`]); `tl-gen` generates one [`TdJson`] impl per type that calls them.
+//!
+//! What it accepts is what the `json` codec (serde_json with the derived models) accepts, so the
+//! two can be compared on the same payloads; where it differs on purpose, the differential test
+//! in `tests/json_td.rs` lists the difference and why.
+//!
+//! No `unsafe` here: bounds are checked by the slice accesses themselves.
+#![forbid(unsafe_code)]
+
+mod reader;
+mod writer;
+
+pub use reader::{JsonReader, KeyScratch, TypeKey, MAX_DEPTH};
+pub use writer::JsonWriter;
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A TDLib object or abstract type that can be written as TDLib JSON and read back from it.
+pub trait TdJson: Sized {
+    /// Appends the object, `@type` first and fields in declaration order.
+    fn write_json(&self, w: &mut JsonWriter<'_>);
+
+    /// Reads one object value (not `null`) at the reader's position.
+    fn read_json(r: &mut JsonReader<'_>) -> Result<Self, JsonError>;
+}
+
+impl<T: TdJson> TdJson for Box<T> {
+    #[inline]
+    fn write_json(&self, w: &mut JsonWriter<'_>) {
+        (**self).write_json(w)
+    }
+
+    #[inline]
+    fn read_json(r: &mut JsonReader<'_>) -> Result<Self, JsonError> {
+        T::read_json(r).map(Box::new)
+    }
+}
+
+/// Why TDLib JSON could not be read: the byte where reading failed and what was expected there.
+/// Only the error path allocates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub offset: usize,
+    pub message: Cow<'static, str>,
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at byte {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// The hash constructor dispatch switches on; `tl-gen` computes the same one for every name and
+/// refuses a schema where two constructors of one type collide. A match arm still compares the
+/// name exactly, so a colliding unknown name cannot be mistaken for a known one.
+#[inline]
+pub fn name_hash(name: &[u8]) -> u32 {
+    crc32fast::hash(name)
+}
+
+/// Decodes one whole payload: an object of type `T` and nothing after it but whitespace.
+pub fn from_slice<T: TdJson>(input: &[u8]) -> Result<T, JsonError> {
+    let mut reader = JsonReader::new(input);
+    let value = T::read_json(&mut reader)?;
+    reader.finish()?;
+    Ok(value)
+}
+
+/// Appends the TDLib JSON of `value` to `out`; allocates nothing but the growth of `out`.
+pub fn to_vec<T: TdJson>(value: &T, out: &mut Vec<u8>) {
+    value.write_json(&mut JsonWriter::new(out));
+}

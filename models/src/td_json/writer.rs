@@ -1,0 +1,221 @@
+//! The writer: TDLib's exact bytes, appended to the caller's buffer with no other allocation.
+//!
+//! What TDLib's `to_json` writes: compact; int64 as a quoted decimal (also in vectors); doubles
+//! in fixed notation with six decimals; bytes as padded standard base64; strings with `"`, `\`,
+//! `\b`, `\f`, `\n`, `\r`, `\t` escaped by name, other control bytes as `\u00XX`, every non-ASCII
+//! character as lowercase `\uXXXX` (surrogate pairs above the BMP), `/` and DEL as they are.
+
+use std::io::Write;
+
+use base64::Engine;
+
+pub struct JsonWriter<'o> {
+    out: &'o mut Vec<u8>,
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// What a byte inside a string becomes: 0 = itself, 1 = `\u00XX`, 2 = non-ASCII (escaped per
+/// character), otherwise the letter of a named escape.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = 1;
+        b += 1;
+    }
+    while b < 256 {
+        if b >= 0x80 {
+            table[b] = 2;
+        }
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Two decimal digits per lookup: "00" to "99".
+static DIGIT_PAIRS: [u8; 200] = {
+    let mut table = [0u8; 200];
+    let mut n = 0;
+    while n < 100 {
+        table[2 * n] = b'0' + (n / 10) as u8;
+        table[2 * n + 1] = b'0' + (n % 10) as u8;
+        n += 1;
+    }
+    table
+};
+
+impl<'o> JsonWriter<'o> {
+    pub fn new(out: &'o mut Vec<u8>) -> Self {
+        JsonWriter { out }
+    }
+
+    /// Literal JSON text: the generated code passes `{"@type":"name"` and `,"field":` as one
+    /// constant each.
+    #[inline]
+    pub fn raw(&mut self, text: &[u8]) {
+        self.out.extend_from_slice(text);
+    }
+
+    #[inline]
+    pub fn bool(&mut self, value: bool) {
+        self.raw(if value { b"true" } else { b"false" });
+    }
+
+    #[inline]
+    pub fn int32(&mut self, value: i32) {
+        self.integer(i64::from(value));
+    }
+
+    #[inline]
+    pub fn int53(&mut self, value: i64) {
+        self.integer(value);
+    }
+
+    #[inline]
+    pub fn int64(&mut self, value: i64) {
+        self.out.push(b'"');
+        self.integer(value);
+        self.out.push(b'"');
+    }
+
+    fn integer(&mut self, value: i64) {
+        let mut buffer = [0u8; 20];
+        let mut at = buffer.len();
+        let mut n = value.unsigned_abs();
+        while n >= 100 {
+            let pair = (n % 100) as usize * 2;
+            n /= 100;
+            at -= 2;
+            buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            at -= 2;
+            buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[n as usize * 2..n as usize * 2 + 2]);
+        } else {
+            at -= 1;
+            buffer[at] = b'0' + n as u8;
+        }
+        if value < 0 {
+            self.out.push(b'-');
+        }
+        self.out.extend_from_slice(&buffer[at..]);
+    }
+
+    /// `1.500000`: what TDLib's `%f`-style formatting gives, by Rust's exact decimal expansion.
+    pub fn double(&mut self, value: f64) {
+        // Writing to a Vec cannot fail.
+        let _ = write!(self.out, "{value:.6}");
+    }
+
+    pub fn string(&mut self, value: &str) {
+        let bytes = value.as_bytes();
+        self.out.reserve(bytes.len() + 2);
+        self.out.push(b'"');
+        let mut start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let escape = ESCAPE[bytes[i] as usize];
+            if escape == 0 {
+                i += 1;
+                continue;
+            }
+            self.out.extend_from_slice(&bytes[start..i]);
+            match escape {
+                1 => self.unit_escape(u16::from(bytes[i])),
+                2 => {
+                    // A non-ASCII character starts here (`value` is UTF-8): escape its UTF-16 units.
+                    let c = value[i..].chars().next().expect("a character starts at a non-ASCII lead byte");
+                    let mut units = [0u16; 2];
+                    for &unit in c.encode_utf16(&mut units).iter() {
+                        self.unit_escape(unit);
+                    }
+                    i += c.len_utf8() - 1;
+                }
+                letter => self.out.extend_from_slice(&[b'\\', letter]),
+            }
+            i += 1;
+            start = i;
+        }
+        self.out.extend_from_slice(&bytes[start..]);
+        self.out.push(b'"');
+    }
+
+    fn unit_escape(&mut self, unit: u16) {
+        self.out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            HEX[(unit >> 12) as usize & 0xf],
+            HEX[(unit >> 8) as usize & 0xf],
+            HEX[(unit >> 4) as usize & 0xf],
+            HEX[unit as usize & 0xf],
+        ]);
+    }
+
+    /// Padded standard base64, encoded in place at the end of the output.
+    pub fn bytes(&mut self, value: &[u8]) {
+        let start = self.out.len();
+        let len = value.len().div_ceil(3) * 4;
+        self.out.resize(start + len + 2, b'"');
+        let written = BASE64.encode_slice(value, &mut self.out[start + 1..start + 1 + len]).expect("the slice has the encoded length");
+        debug_assert_eq!(written, len);
+    }
+
+    /// `[a,b,...]`, each element written by `element`.
+    #[inline]
+    pub fn vector<T>(&mut self, items: &[T], mut element: impl FnMut(&mut Self, &T)) {
+        self.out.push(b'[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            element(self, item);
+        }
+        self.out.push(b']');
+    }
+}
+
+const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(write: impl FnOnce(&mut JsonWriter)) -> String {
+        let mut out = Vec::new();
+        write(&mut JsonWriter::new(&mut out));
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn integers() {
+        for value in [0, 7, -7, 10, 99, 100, -100, 123456789, i64::MIN, i64::MAX] {
+            assert_eq!(written(|w| w.int53(value)), value.to_string());
+        }
+        assert_eq!(written(|w| w.int64(-5)), "\"-5\"");
+    }
+
+    #[test]
+    fn strings_escape_as_tdlib_does() {
+        assert_eq!(written(|w| w.string("a\"b\\c")), r#""a\"b\\c""#);
+        assert_eq!(written(|w| w.string("\u{8}\u{c}\n\r\t\u{1}\u{1f}")), r#""\b\f\n\r\t\u0001\u001f""#);
+        assert_eq!(written(|w| w.string("a/b\u{7f}")), "\"a/b\u{7f}\"");
+        assert_eq!(written(|w| w.string("café 日本 😀!")), r#""caf\u00e9 \u65e5\u672c \ud83d\ude00!""#);
+    }
+
+    #[test]
+    fn bytes_and_doubles() {
+        assert_eq!(written(|w| w.bytes(b"")), "\"\"");
+        assert_eq!(written(|w| w.bytes(b"ab")), "\"YWI=\"");
+        assert_eq!(written(|w| w.bytes(b"abc")), "\"YWJj\"");
+        assert_eq!(written(|w| w.double(1.5)), "1.500000");
+        assert_eq!(written(|w| w.double(-2.25)), "-2.250000");
+    }
+}

@@ -1,0 +1,29 @@
+//! `json-td`: TDLib JSON through tdbench's own reader and writer, generated from the schema by
+//! `tl-gen` (runtime in `tdbench_models::td_json`). Same bytes as `json`, same objects; the
+//! reader reads `@type` first and builds the model straight from the input, so it neither
+//! buffers objects as serde's tagged enums must nor allocates anything but the object graph.
+
+use tdbench_models::{td_json, Object};
+
+use crate::{Codec, CodecError};
+
+pub struct JsonTd;
+
+impl Codec for JsonTd {
+    fn name(&self) -> &'static str {
+        "json-td"
+    }
+
+    fn is_tdlib_json(&self) -> bool {
+        true
+    }
+
+    fn encode(&self, value: &Object, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        td_json::to_vec(value, out);
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
+        td_json::from_slice(bytes).map_err(|e| CodecError::at(self.name(), e.offset, e.message))
+    }
+}
