@@ -24,6 +24,6 @@ impl Codec for JsonTd {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
-        td_json::from_slice(bytes).map_err(|e| CodecError::at(self.name(), e.offset, e.message))
+        td_json::from_slice(bytes).map_err(|e| CodecError::at(self.name(), e.offset(), e.message()))
     }
 }

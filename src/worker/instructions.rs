@@ -22,6 +22,8 @@ pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the worker's own binary: {e}"))?;
     let out_file = std::env::temp_dir().join(format!("tdbench-callgrind-{}-{operation}.out", std::process::id()));
     let s = &job.settings;
+    // The child runs from `/`, so a relative corpus folder must be made absolute first.
+    let corpus = std::path::absolute(&job.corpus_dir).map_err(|e| format!("corpus folder {}: {e}", job.corpus_dir.display()))?;
     let output = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out_file.display()))
@@ -29,7 +31,7 @@ pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
         .arg(&exe)
         .args(["--implementation", &job.implementation, "--lane", &job.lane, "--operation", operation])
         .arg("--corpus")
-        .arg(&job.corpus_dir)
+        .arg(&corpus)
         .args(["--instruction-cycles", &s.instruction_cycles.to_string(), "--count-instructions-inner"])
         // The same environment and working folder for every count. Under valgrind they move
         // where the heap lands, and valgrind's own memcpy takes more or fewer instructions by

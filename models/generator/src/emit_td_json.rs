@@ -2,9 +2,10 @@
 //! `tdbench_models::td_json`.
 //!
 //! Writers emit `{"@type":"name"` and each `,"field":` as one constant. Readers of an abstract
-//! type read `@type` first and switch on the CRC32 of the name, then compare it exactly; the
-//! constructor's field loop matches keys as byte strings (length, then bytes), so an unknown
-//! field can never be taken for a known one; it is skipped whatever its shape.
+//! type read `@type` first and switch on a hash of the name (`tl_parser::name_hash`, folded in while the name is scanned), then compare it exactly; the
+//! constructor's field loop gets each member as an index into its field names (the reader tries
+//! the next field in declaration order first, then looks the key up; both compare exactly, so
+//! an unknown field is never taken for a known one) and skips unknown members of any shape.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -23,7 +24,7 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
     for sum in model.sum_types() {
         let mut hashes: HashMap<u32, &str> = HashMap::new();
         for (_, s) in &sum.variants {
-            if let Some(other) = hashes.insert(crc32fast::hash(s.tl_name.as_bytes()), &s.tl_name) {
+            if let Some(other) = hashes.insert(tl_parser::name_hash(s.tl_name.as_bytes()), &s.tl_name) {
                 return Err(GenError(format!(
                     "constructors `{other}` and `{}` of `{}` have the same name hash; json-td's dispatch needs another hash",
                     s.tl_name, sum.tl_name
@@ -39,21 +40,20 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
         }
         writeln!(out, "        }}\n    }}\n").unwrap();
         writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
-        writeln!(out, "        let mut name_scratch = {RT}::KeyScratch::new();").unwrap();
-        writeln!(out, "        let (name, type_key) = r.begin_typed_object(&mut name_scratch)?;").unwrap();
+        writeln!(out, "        let (name, type_key) = r.begin_typed_object()?;").unwrap();
         writeln!(out, "        let Some(name) = name else {{ return Err(r.missing_type(\"{}\")) }};", sum.tl_name).unwrap();
-        writeln!(out, "        match {RT}::name_hash(name) {{").unwrap();
+        writeln!(out, "        match name.hash {{").unwrap();
         for (variant, s) in &sum.variants {
             writeln!(
                 out,
-                "            {:#010x} if name == b\"{}\" => Ok(Self::{variant}({}::read_json_fields(r, type_key)?)),",
-                crc32fast::hash(s.tl_name.as_bytes()),
+                "            {:#010x} if name.text[..] == *b\"{}\" => Ok(Self::{variant}({}::read_json_fields(r, type_key)?)),",
+                tl_parser::name_hash(s.tl_name.as_bytes()),
                 s.tl_name,
                 s.rust_name
             )
             .unwrap();
         }
-        writeln!(out, "            _ => Err(r.unknown_constructor(name, \"{}\")),", sum.tl_name).unwrap();
+        writeln!(out, "            _ => Err(r.unknown_constructor(&name.text, \"{}\")),", sum.tl_name).unwrap();
         writeln!(out, "        }}\n    }}\n}}\n").unwrap();
     }
     Ok(out)
@@ -76,11 +76,14 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     }
     writeln!(out, "        w.raw(b\"}}\");\n    }}\n").unwrap();
     writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
-    writeln!(out, "        r.begin_object()?;").unwrap();
+    writeln!(out, "        r.begin_concrete_object()?;").unwrap();
     writeln!(out, "        Self::read_json_fields(r, {RT}::TypeKey::Ignore)").unwrap();
     writeln!(out, "    }}\n}}\n").unwrap();
 
     writeln!(out, "impl {name} {{").unwrap();
+    let names: Vec<String> = s.fields.iter().map(|f| format!("br#\"{}\":\"#", f.tl_name)).collect();
+    writeln!(out, "    /// Field keys in declaration order, as TDLib writes them after the opening quote.").unwrap();
+    writeln!(out, "    const JSON_FIELDS: &'static [&'static [u8]] = &[{}];\n", names.join(", ")).unwrap();
     writeln!(out, "    /// Reads this constructor's members after the object's `{{` (and its `@type`, if that came first).").unwrap();
     writeln!(out, "    #[doc(hidden)]").unwrap();
     writeln!(
@@ -92,10 +95,10 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
         // A slot per field: `Some` once read, so a repeated key is caught as serde catches it.
         writeln!(out, "        let mut field_{}: Option<{}> = None;", f.tl_name, field_type(model, f)).unwrap();
     }
-    writeln!(out, "        let mut key_scratch = {RT}::KeyScratch::new();").unwrap();
-    writeln!(out, "        while let Some((key_at, key)) = r.next_key(&mut key_scratch)? {{").unwrap();
-    writeln!(out, "            match key {{").unwrap();
-    for f in &s.fields {
+    writeln!(out, "        let mut expected = 0;").unwrap();
+    writeln!(out, "        loop {{").unwrap();
+    writeln!(out, "            match r.next_field(Self::JSON_FIELDS, &mut expected)? {{").unwrap();
+    for (index, f) in s.fields.iter().enumerate() {
         let read = match &f.kind {
             Kind::Object(_) => {
                 let inner = field_type(model, f);
@@ -104,9 +107,10 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
             }
             kind => read_expression(model, kind),
         };
-        writeln!(out, "                b\"{0}\" => r.field(&mut field_{0}, key_at, \"{0}\", |r| {read})?,", f.tl_name).unwrap();
+        writeln!(out, "                {index} => r.field(&mut field_{0}, \"{0}\", |r| {read})?,", f.tl_name).unwrap();
     }
-    writeln!(out, "                b\"@type\" => r.type_member(key_at, type_key)?,").unwrap();
+    writeln!(out, "                {RT}::FIELD_END => break,").unwrap();
+    writeln!(out, "                {RT}::FIELD_TYPE => r.type_member(type_key)?,").unwrap();
     writeln!(out, "                _ => r.skip_value()?,").unwrap();
     writeln!(out, "            }}\n        }}").unwrap();
     writeln!(out, "        Ok(Self {{").unwrap();

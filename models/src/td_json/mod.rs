@@ -17,7 +17,7 @@
 mod reader;
 mod writer;
 
-pub use reader::{JsonReader, KeyScratch, TypeKey, MAX_DEPTH};
+pub use reader::{JsonReader, TypeKey, TypeName, FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, MAX_DEPTH};
 pub use writer::JsonWriter;
 
 use std::borrow::Cow;
@@ -45,28 +45,32 @@ impl<T: TdJson> TdJson for Box<T> {
 }
 
 /// Why TDLib JSON could not be read: the byte where reading failed and what was expected there.
-/// Only the error path allocates.
+/// Boxed, so that every `Result` on the hot path is two words and only failures allocate.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonError {
-    pub offset: usize,
-    pub message: Cow<'static, str>,
+pub struct JsonError(Box<(usize, Cow<'static, str>)>);
+
+impl JsonError {
+    pub fn new(offset: usize, message: impl Into<Cow<'static, str>>) -> Self {
+        JsonError(Box::new((offset, message.into())))
+    }
+
+    /// The input byte where reading failed.
+    pub fn offset(&self) -> usize {
+        self.0.0
+    }
+
+    pub fn message(&self) -> &str {
+        &self.0.1
+    }
 }
 
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte {}: {}", self.offset, self.message)
+        write!(f, "at byte {}: {}", self.offset(), self.message())
     }
 }
 
 impl std::error::Error for JsonError {}
-
-/// The hash constructor dispatch switches on; `tl-gen` computes the same one for every name and
-/// refuses a schema where two constructors of one type collide. A match arm still compares the
-/// name exactly, so a colliding unknown name cannot be mistaken for a known one.
-#[inline]
-pub fn name_hash(name: &[u8]) -> u32 {
-    crc32fast::hash(name)
-}
 
 /// Decodes one whole payload: an object of type `T` and nothing after it but whitespace.
 pub fn from_slice<T: TdJson>(input: &[u8]) -> Result<T, JsonError> {

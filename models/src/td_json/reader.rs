@@ -12,9 +12,15 @@ use super::JsonError;
 /// rather than recursed into.
 pub const MAX_DEPTH: u32 = 128;
 
-/// Unescaped keys and type names longer than this cannot be names of the schema; they are kept
-/// in their escaped form, which contains a `\` and so matches nothing.
-const SCRATCH_LEN: usize = 128;
+/// [`JsonReader::next_field`]'s answer after the object's last member.
+pub const FIELD_END: usize = usize::MAX - 2;
+/// [`JsonReader::next_field`]'s answer for an `@type` member.
+pub const FIELD_TYPE: usize = usize::MAX - 1;
+/// [`JsonReader::next_field`]'s answer for a member that is not a field of the object.
+pub const FIELD_UNKNOWN: usize = usize::MAX;
+
+/// Array elements read onto the stack before the rest of an array is counted.
+const HEAD: usize = 8;
 
 /// How the generated field loop treats an `@type` member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,22 +33,10 @@ pub enum TypeKey {
     Ignore,
 }
 
-/// Room for a key or type name that had escapes in it, on the caller's stack.
-pub struct KeyScratch {
-    bytes: [u8; SCRATCH_LEN],
-}
-
-impl KeyScratch {
-    #[inline]
-    pub fn new() -> Self {
-        KeyScratch { bytes: [0; SCRATCH_LEN] }
-    }
-}
-
-impl Default for KeyScratch {
-    fn default() -> Self {
-        Self::new()
-    }
+/// The `@type` of an object: the name, and its [`tl_parser::name_hash`] for the dispatch.
+pub struct TypeName<'a> {
+    pub text: Cow<'a, [u8]>,
+    pub hash: u32,
 }
 
 /// A string token: where its content lies and what reading it will need.
@@ -70,11 +64,13 @@ pub struct JsonReader<'a> {
     depth: u32,
     /// Right after `{` or `[`: the next member comes without a comma.
     after_open: bool,
+    /// Where the key of the member being read starts, for errors about it.
+    key_at: usize,
 }
 
 impl<'a> JsonReader<'a> {
     pub fn new(input: &'a [u8]) -> Self {
-        JsonReader { input, pos: 0, depth: 0, after_open: false }
+        JsonReader { input, pos: 0, depth: 0, after_open: false, key_at: 0 }
     }
 
     /// The byte where reading stands.
@@ -92,7 +88,7 @@ impl<'a> JsonReader<'a> {
     }
 
     pub fn error_at(&self, offset: usize, message: impl Into<Cow<'static, str>>) -> JsonError {
-        JsonError { offset, message: message.into() }
+        JsonError::new(offset, message)
     }
 
     fn error_here(&self, message: impl Into<Cow<'static, str>>) -> JsonError {
@@ -153,73 +149,141 @@ impl<'a> JsonReader<'a> {
         self.enter()
     }
 
-    /// The next member's key (with the byte where it starts), its `:` consumed; `None` when the
-    /// object ends (its `}` consumed). A key with escapes is unescaped into `scratch`.
+    /// Consumes `{` of an object of a concrete type, and its `@type` member if that comes first
+    /// (as TDLib writes it). `@type` is ignored there, as TDLib and serde's derived structs
+    /// ignore it: the field's type says what the object is.
     #[inline]
-    pub fn next_key<'k>(&mut self, scratch: &'k mut KeyScratch) -> Result<Option<(usize, &'k [u8])>, JsonError>
-    where
-        'a: 'k,
-    {
+    pub fn begin_concrete_object(&mut self) -> Result<(), JsonError> {
+        self.begin_object()?;
+        self.skip_whitespace();
+        if self.input.get(self.pos..self.pos + 7) == Some(b"\"@type\"") {
+            self.pos += 7;
+            self.expect(b':', "`:`")?;
+            self.after_open = false;
+            self.skip_value()?;
+        }
+        Ok(())
+    }
+
+    /// Moves to the next member of the object being read: consumes the `,` before it, or the
+    /// `}` that ends the object (then `None`). Returns where the member's key starts.
+    #[inline]
+    fn next_member(&mut self) -> Result<Option<usize>, JsonError> {
         self.skip_whitespace();
         let closes = self.peek() == Some(b'}');
-        if !self.after_open && !closes {
+        if closes {
+            self.pos += 1;
+            self.leave();
+            return Ok(None);
+        }
+        if !self.after_open {
             // Between members: a comma, then a key (a `}` after the comma is refused below).
             if self.peek() != Some(b',') {
                 return Err(self.unexpected("`,` or `}`"));
             }
             self.pos += 1;
             self.skip_whitespace();
-        } else if closes {
-            self.pos += 1;
-            self.leave();
-            return Ok(None);
         }
         self.after_open = false;
-        let key_at = self.pos;
         if self.peek() != Some(b'"') {
             return Err(self.unexpected("a key"));
         }
-        let key = self.read_name(scratch)?;
+        Ok(Some(self.pos))
+    }
+
+    /// The next member of an object whose field keys are `fields` (in declaration order, each
+    /// written as TDLib writes it: `name":`): which field it is — an index into `fields`,
+    /// [`FIELD_TYPE`] for `@type`, [`FIELD_UNKNOWN`] — or [`FIELD_END`] after the object's `}`.
+    /// The key and its `:` are consumed; [`Self::key_at`] tells where the key started.
+    ///
+    /// TDLib writes fields in declaration order, compactly, leaving out null objects, so the
+    /// key is first compared with the fields from the one after the field read last
+    /// (`expected`) on, as bytes up to and including the `:`; only when none matches is the key
+    /// read and looked up. Both comparisons are exact: an unknown key is never taken for a
+    /// known one.
+    #[inline]
+    pub fn next_field(&mut self, fields: &[&[u8]], expected: &mut usize) -> Result<usize, JsonError> {
+        let input = self.input;
+        let mut at = self.pos;
+        let separator = if self.after_open { b'"' } else { b',' };
+        if input.get(at) == Some(&separator) {
+            at += usize::from(!self.after_open);
+            if input.get(at) == Some(&b'"') {
+                let rest = &input[at + 1..];
+                let start = (*expected).min(fields.len());
+                if let Some(offset) = fields[start..].iter().position(|key| starts_with(rest, key)) {
+                    let field = start + offset;
+                    self.key_at = at;
+                    self.pos = at + 1 + fields[field].len();
+                    self.after_open = false;
+                    *expected = field + 1;
+                    return Ok(field);
+                }
+            }
+        }
+        self.next_field_slow(fields, expected)
+    }
+
+    /// [`Self::next_field`] for anything but a compact, expected key: whitespace, `}`, a key
+    /// out of order, unknown or written with escapes.
+    #[inline(never)]
+    fn next_field_slow(&mut self, fields: &[&[u8]], expected: &mut usize) -> Result<usize, JsonError> {
+        let Some(key_at) = self.next_member()? else {
+            return Ok(FIELD_END);
+        };
+        self.key_at = key_at;
+        let field = self.look_up_key(fields)?;
+        if field < fields.len() {
+            *expected = field + 1;
+        }
         self.expect(b':', "`:`")?;
-        Ok(Some((key_at, key)))
+        Ok(field)
+    }
+
+    /// Where the key of the member [`Self::next_field`] returned last starts.
+    pub fn key_at(&self) -> usize {
+        self.key_at
+    }
+
+    /// Reads a key that is not the expected one and finds it among `fields` (which end in `":`).
+    fn look_up_key(&mut self, fields: &[&[u8]]) -> Result<usize, JsonError> {
+        let key = self.name()?;
+        Ok(if &*key == b"@type" {
+            FIELD_TYPE
+        } else {
+            fields.iter().position(|name| name.len() == key.len() + 2 && name.starts_with(&key)).unwrap_or(FIELD_UNKNOWN)
+        })
     }
 
     /// Reads the `@type` of an object of an abstract type: consumes `{`, then reads `@type` if it
     /// is the first member (TDLib always writes it first). Otherwise scans the members for it and
     /// rewinds, so the fields are read from the start with the `@type` member's position noted.
     /// `None` when the object has no `@type`.
-    pub fn begin_typed_object<'k>(&mut self, scratch: &'k mut KeyScratch) -> Result<(Option<&'k [u8]>, TypeKey), JsonError>
-    where
-        'a: 'k,
-    {
+    #[inline]
+    pub fn begin_typed_object(&mut self) -> Result<(Option<TypeName<'a>>, TypeKey), JsonError> {
         self.begin_object()?;
         let members_start = self.pos;
         self.skip_whitespace();
-        if self.input[self.pos..].starts_with(b"\"@type\"") {
+        if self.input.get(self.pos..self.pos + 7) == Some(b"\"@type\"") {
             self.pos += b"\"@type\"".len();
             self.expect(b':', "`:`")?;
             self.after_open = false;
-            let name = self.read_type_name(scratch)?;
+            let name = self.type_name()?;
             return Ok((Some(name), TypeKey::Consumed));
         }
-        self.find_type_name(members_start, scratch)
+        self.find_type_name(members_start)
     }
 
-    /// The slow path of [`Self::begin_typed_object`]: `@type` is not the first member, or the
-    /// first key is written with escapes.
+    /// The slow path of [`Self::begin_typed_object`]: `@type` is not the first member, or its
+    /// key is written with escapes.
     #[cold]
-    fn find_type_name<'k>(&mut self, members_start: usize, scratch: &'k mut KeyScratch) -> Result<(Option<&'k [u8]>, TypeKey), JsonError>
-    where
-        'a: 'k,
-    {
+    fn find_type_name(&mut self, members_start: usize) -> Result<(Option<TypeName<'a>>, TypeKey), JsonError> {
         let depth = self.depth;
-        let mut key_scratch = KeyScratch::new();
-        loop {
-            let Some((key_at, key)) = self.next_key(&mut key_scratch)? else {
-                return Ok((None, TypeKey::Consumed));
-            };
-            if key == b"@type" {
-                let name = self.read_type_name(scratch)?;
+        while let Some(key_at) = self.next_member()? {
+            let key = self.name()?;
+            self.expect(b':', "`:`")?;
+            if &*key == b"@type" {
+                let name = self.type_name()?;
                 self.pos = members_start;
                 self.depth = depth;
                 self.after_open = true;
@@ -227,48 +291,65 @@ impl<'a> JsonReader<'a> {
             }
             self.skip_value()?;
         }
+        Ok((None, TypeKey::Consumed))
     }
 
-    fn read_type_name<'k>(&mut self, scratch: &'k mut KeyScratch) -> Result<&'k [u8], JsonError>
-    where
-        'a: 'k,
-    {
+    /// The `@type` name, hashed while it is scanned.
+    #[inline]
+    fn type_name(&mut self) -> Result<TypeName<'a>, JsonError> {
         self.skip_whitespace();
         if self.peek() != Some(b'"') {
             return Err(self.unexpected("the `@type` name as a string"));
         }
-        self.read_name(scratch)
+        let start = self.pos + 1;
+        let input: &'a [u8] = self.input;
+        let mut hash = tl_parser::NAME_HASH_SEED;
+        let mut i = start;
+        while let Some(&byte @ (b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')) = input.get(i) {
+            hash = tl_parser::name_hash_step(hash, byte);
+            i += 1;
+        }
+        if input.get(i) == Some(&b'"') {
+            self.pos = i + 1;
+            return Ok(TypeName { text: Cow::Borrowed(&input[start..i]), hash });
+        }
+        // Escapes or characters no schema name has: read it in full, then hash it.
+        let text = self.name()?;
+        let hash = tl_parser::name_hash(&text);
+        Ok(TypeName { text, hash })
     }
 
-    /// A string used as a name (key or `@type`): borrowed from the input when it has no escapes.
+    /// A string used as a name (key or `@type`): borrowed from the input unless it has escapes.
     #[inline]
-    fn read_name<'k>(&mut self, scratch: &'k mut KeyScratch) -> Result<&'k [u8], JsonError>
-    where
-        'a: 'k,
-    {
-        let token = self.scan_string()?;
+    fn name(&mut self) -> Result<Cow<'a, [u8]>, JsonError> {
+        let start = self.pos + 1;
         let input: &'a [u8] = self.input;
+        // Names of the schema are plain ASCII identifiers: find the closing quote directly.
+        let mut i = start;
+        while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'@') = input.get(i) {
+            i += 1;
+        }
+        if input.get(i) == Some(&b'"') {
+            self.pos = i + 1;
+            return Ok(Cow::Borrowed(&input[start..i]));
+        }
+        let token = self.scan_string()?;
         let raw = &input[token.start..token.end];
-        if !token.has_escapes {
-            if !raw.is_ascii() {
-                self.check_utf8(raw, token.start)?;
-            }
-            return Ok(raw);
+        if token.has_escapes {
+            return Ok(Cow::Owned(self.unescape(&token)?.into_bytes()));
         }
-        let text = self.unescape(&token)?;
-        if text.len() > SCRATCH_LEN {
-            return Ok(raw);
+        if !raw.is_ascii() {
+            self.check_utf8(raw, token.start)?;
         }
-        scratch.bytes[..text.len()].copy_from_slice(text.as_bytes());
-        Ok(&scratch.bytes[..text.len()])
+        Ok(Cow::Borrowed(raw))
     }
 
     /// Handles an `@type` member met in the field loop, as `type_key` says.
-    pub fn type_member(&mut self, key_at: usize, type_key: TypeKey) -> Result<(), JsonError> {
+    pub fn type_member(&mut self, type_key: TypeKey) -> Result<(), JsonError> {
         match type_key {
-            TypeKey::At(at) if at == key_at => self.skip_value(),
+            TypeKey::At(at) if at == self.key_at => self.skip_value(),
             TypeKey::Ignore => self.skip_value(),
-            _ => Err(self.error_at(key_at, "duplicate field `@type`")),
+            _ => Err(self.error_at(self.key_at, "duplicate field `@type`")),
         }
     }
 
@@ -277,12 +358,11 @@ impl<'a> JsonReader<'a> {
     pub fn field<T>(
         &mut self,
         slot: &mut Option<T>,
-        key_at: usize,
         name: &'static str,
         read: impl FnOnce(&mut Self) -> Result<T, JsonError>,
     ) -> Result<(), JsonError> {
         if slot.is_some() {
-            return Err(self.error_at(key_at, format!("duplicate field `{name}`")));
+            return Err(self.error_at(self.key_at, format!("duplicate field `{name}`")));
         }
         *slot = Some(read(self)?);
         Ok(())
@@ -314,33 +394,61 @@ impl<'a> JsonReader<'a> {
 
     // ---- arrays -------------------------------------------------------------------------------
 
-    /// Reads `[ element, ... ]` into a vector allocated once at its final length.
+    /// Reads `[ element, ... ]` into a vector allocated once at its final length: the first
+    /// [`HEAD`] elements are read onto the stack, and only a longer array is counted (a quick
+    /// scan of the rest) before the vector is allocated.
     pub fn vector<T>(&mut self, mut element: impl FnMut(&mut Self) -> Result<T, JsonError>) -> Result<Vec<T>, JsonError> {
         self.expect(b'[', "an array")?;
         self.enter()?;
-        let mut items = Vec::with_capacity(self.count_elements::<T>());
         self.skip_whitespace();
         if self.peek() == Some(b']') {
             self.pos += 1;
             self.leave();
-            return Ok(items);
+            return Ok(Vec::new());
         }
+        let mut head: [Option<T>; HEAD] = [const { None }; HEAD];
+        let mut read = 0;
+        let mut items = loop {
+            head[read] = Some(element(self)?);
+            read += 1;
+            if self.end_of_element()? {
+                let mut items = Vec::with_capacity(read);
+                items.extend(head.into_iter().flatten());
+                return Ok(items);
+            }
+            if read == HEAD {
+                let mut items = Vec::with_capacity(HEAD + self.count_elements::<T>());
+                items.extend(head.into_iter().flatten());
+                break items;
+            }
+        };
         loop {
             items.push(element(self)?);
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    self.leave();
-                    return Ok(items);
-                }
-                _ => return Err(self.unexpected("`,` or `]`")),
+            if self.end_of_element()? {
+                return Ok(items);
             }
         }
     }
 
-    /// How many elements the array starting here holds, by a quick scan that only tracks
+    /// After an array element: `true` at the closing `]` (consumed), `false` after a `,`.
+    #[inline]
+    fn end_of_element(&mut self) -> Result<bool, JsonError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b']') => {
+                self.pos += 1;
+                self.leave();
+                Ok(true)
+            }
+            _ => Err(self.unexpected("`,` or `]`")),
+        }
+    }
+
+    /// How many more elements the array holds from here, by a quick scan that only tracks
     /// strings and brackets (the real parse validates). Capped so that malformed input cannot
     /// make the reservation grow beyond 64 times the array's bytes.
     fn count_elements<T>(&self) -> usize {
@@ -351,9 +459,16 @@ impl<'a> JsonReader<'a> {
         while i < bytes.len() {
             match bytes[i] {
                 b'"' => {
-                    i += 1;
-                    while i < bytes.len() && bytes[i] != b'"' {
-                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    // To the closing quote: one not preceded by an odd run of backslashes.
+                    loop {
+                        match bytes[i + 1..].iter().position(|&b| b == b'"') {
+                            None => return 0,
+                            Some(at) => i += 1 + at,
+                        }
+                        let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+                        if backslashes % 2 == 0 {
+                            break;
+                        }
                     }
                     any = true;
                 }
@@ -465,29 +580,29 @@ impl<'a> JsonReader<'a> {
     }
 
     /// Scans a number by JSON's grammar (no leading zeros, digits after `.` and `e`).
+    #[inline]
     fn number_token(&mut self, expected: &str) -> Result<NumberToken, JsonError> {
+        let input = self.input;
         let start = self.pos;
-        let negative = self.peek() == Some(b'-');
-        if negative {
-            self.pos += 1;
+        let negative = input.get(start) == Some(&b'-');
+        let first = start + usize::from(negative);
+        let mut i = first;
+        let mut magnitude = 0u64;
+        while let Some(&digit @ b'0'..=b'9') = input.get(i) {
+            magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
+            i += 1;
         }
-        let mut magnitude = Some(0u64);
-        match self.peek() {
-            Some(b'0') => {
-                self.pos += 1;
-                if let Some(b'0'..=b'9') = self.peek() {
-                    return Err(self.error_here("invalid number: leading zero"));
-                }
-            }
-            Some(b'1'..=b'9') => {
-                while let Some(digit @ b'0'..=b'9') = self.peek() {
-                    magnitude = magnitude.and_then(|m| m.checked_mul(10)).and_then(|m| m.checked_add(u64::from(digit - b'0')));
-                    self.pos += 1;
-                }
-            }
-            _ if negative => return Err(self.error_here("invalid number")),
-            _ => return Err(self.unexpected(expected)),
+        let digits = i - first;
+        if digits == 0 {
+            self.pos = first;
+            return Err(if negative { self.error_here("invalid number") } else { self.unexpected(expected) });
         }
+        if digits > 1 && input[first] == b'0' {
+            self.pos = first + 1;
+            return Err(self.error_here("invalid number: leading zero"));
+        }
+        self.pos = i;
+        let fits = digits < 20 || (digits == 20 && parse_u64(&input[first..i]).is_some());
         let mut is_integer = true;
         if self.peek() == Some(b'.') {
             self.pos += 1;
@@ -502,7 +617,8 @@ impl<'a> JsonReader<'a> {
             self.digits()?;
             is_integer = false;
         }
-        Ok(NumberToken { start, end: self.pos, negative, is_integer, magnitude: if is_integer { magnitude } else { None } })
+        let magnitude = (is_integer && fits).then_some(magnitude);
+        Ok(NumberToken { start, end: self.pos, negative, is_integer, magnitude })
     }
 
     fn digits(&mut self) -> Result<(), JsonError> {
@@ -604,6 +720,7 @@ impl<'a> JsonReader<'a> {
     }
 
     /// Checks the escape at `at` (a `\`): returns (bytes consumed, UTF-8 bytes produced).
+    #[inline]
     fn scan_escape(&mut self, at: usize) -> Result<(usize, usize), JsonError> {
         match self.input.get(at + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok((2, 1)),
@@ -630,19 +747,16 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    #[inline]
     fn hex4(&self, at: usize) -> Result<u16, JsonError> {
-        let digits = self.input.get(at..at + 4).ok_or_else(|| self.error_at(at, "unexpected end of input in a \\u escape"))?;
-        let mut unit = 0u16;
-        for &digit in digits {
-            let value = match digit {
-                b'0'..=b'9' => digit - b'0',
-                b'a'..=b'f' => digit - b'a' + 10,
-                b'A'..=b'F' => digit - b'A' + 10,
-                _ => return Err(self.error_at(at, "invalid hex digit in a \\u escape")),
-            };
-            unit = unit << 4 | u16::from(value);
+        match self.input.get(at..at + 4) {
+            Some(&[a, b, c, d]) => {
+                let value = [a, b, c, d].iter().fold(0u32, |unit, &digit| unit << 4 | HEX_VALUE[digit as usize]);
+                // A digit that is not hex sets bits above the 16 of a unit.
+                u16::try_from(value).map_err(|_| self.error_at(at, "invalid hex digit in a \\u escape"))
+            }
+            _ => Err(self.error_at(at, "unexpected end of input in a \\u escape")),
         }
-        Ok(unit)
     }
 
     /// The content of a scanned string with escapes, unescaped into a `String` of its exact size.
@@ -661,9 +775,9 @@ impl<'a> JsonReader<'a> {
                 b'r' => ('\r', 2),
                 b't' => ('\t', 2),
                 b'u' => {
-                    let unit = u32::from(hex_value(&escape[1..5]));
+                    let unit = hex_value(&escape[1..5]);
                     if (0xD800..0xDC00).contains(&unit) {
-                        let low = u32::from(hex_value(&escape[7..11]));
+                        let low = hex_value(&escape[7..11]);
                         (char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)).unwrap_or('\u{fffd}'), 12)
                     } else {
                         (char::from_u32(unit).unwrap_or('\u{fffd}'), 6)
@@ -699,8 +813,9 @@ impl<'a> JsonReader<'a> {
             }
             Some(b'{') => {
                 self.begin_object()?;
-                let mut scratch = KeyScratch::new();
-                while self.next_key(&mut scratch)?.is_some() {
+                while self.next_member()?.is_some() {
+                    self.name()?;
+                    self.expect(b':', "`:`")?;
                     self.skip_value()?;
                 }
                 Ok(())
@@ -759,15 +874,48 @@ static NEEDS_ATTENTION: [bool; 256] = {
     table
 };
 
-fn hex_value(digits: &[u8]) -> u16 {
-    digits.iter().fold(0u16, |unit, &d| {
-        let value = match d {
-            b'0'..=b'9' => d - b'0',
-            b'a'..=b'f' => d - b'a' + 10,
-            _ => d - b'A' + 10,
+/// Hex digit values; 0x10000 for a byte that is not one, so that four digits folded into a u32
+/// exceed u16 whenever any of them is invalid.
+static HEX_VALUE: [u32; 256] = {
+    let mut table = [0x10000u32; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = match b as u8 {
+            d @ b'0'..=b'9' => (d - b'0') as u32,
+            d @ b'a'..=b'f' => (d - b'a' + 10) as u32,
+            d @ b'A'..=b'F' => (d - b'A' + 10) as u32,
+            _ => 0x10000,
         };
-        unit << 4 | u16::from(value)
-    })
+        b += 1;
+    }
+    table
+};
+
+/// The value of four hex digits already checked by [`JsonReader::hex4`].
+fn hex_value(digits: &[u8]) -> u32 {
+    digits.iter().fold(0u32, |unit, &d| unit << 4 | HEX_VALUE[d as usize])
+}
+
+/// `haystack.starts_with(needle)` for the short keys of the schema, without a call to `memcmp`:
+/// whole 8-byte words, then the tail as one overlapping word (or byte by byte when shorter).
+#[inline(always)]
+fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
+    let n = needle.len();
+    let Some(hay) = haystack.get(..n) else {
+        return false;
+    };
+    if n < 8 {
+        return hay == needle;
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    while i + 8 <= n {
+        if word(hay, i) != word(needle, i) {
+            return false;
+        }
+        i += 8;
+    }
+    i == n || word(hay, n - 8) == word(needle, n - 8)
 }
 
 /// An integer token as i64, if it fits.
@@ -779,6 +927,11 @@ fn signed(token: &NumberToken) -> Option<i64> {
     } else {
         i64::try_from(magnitude).ok()
     }
+}
+
+/// Decimal digits as a u64, if they fit.
+fn parse_u64(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0u64, |m, &d| m.checked_mul(10)?.checked_add(u64::from(d - b'0')))
 }
 
 /// What `str::parse::<i64>` accepts (an optional sign, then at least one digit), without
@@ -847,13 +1000,17 @@ mod tests {
         let input = br#"{"x":[1,{"y":[2,"]}"]}],"z":{"a":{}}, "w": 3}"#;
         let mut r = JsonReader::new(input);
         r.begin_object().unwrap();
-        let mut scratch = KeyScratch::new();
-        let mut keys = Vec::new();
-        while let Some((_, key)) = r.next_key(&mut scratch).unwrap() {
-            keys.push(String::from_utf8(key.to_vec()).unwrap());
+        let fields: &[&[u8]] = &[b"w\":", b"z\":"];
+        let mut expected = 0;
+        let mut seen = Vec::new();
+        loop {
+            match r.next_field(fields, &mut expected).unwrap() {
+                FIELD_END => break,
+                field => seen.push(field),
+            }
             r.skip_value().unwrap();
         }
-        assert_eq!(keys, ["x", "z", "w"]);
+        assert_eq!(seen, [FIELD_UNKNOWN, 1, 0]);
         r.finish().unwrap();
     }
 
