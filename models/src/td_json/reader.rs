@@ -19,8 +19,13 @@ pub const FIELD_TYPE: usize = usize::MAX - 1;
 /// [`JsonReader::next_field`]'s answer for a member that is not a field of the object.
 pub const FIELD_UNKNOWN: usize = usize::MAX;
 
-/// Array elements read onto the stack before the rest of an array is counted.
-const HEAD: usize = 8;
+/// Array elements read onto the stack per recursive call of [`JsonReader::vector`].
+const CHUNK: usize = 8;
+
+/// Stack the reader may use before arrays stop being read in chunks on the stack and the rest
+/// of an array is counted ahead instead; `tests/json_td.rs` reads a 200,000-element array on a
+/// 512 KB thread stack. Nesting is bounded separately by [`MAX_DEPTH`].
+const CHUNK_STACK_BUDGET: usize = 256 * 1024;
 
 /// How the generated field loop treats an `@type` member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,11 +71,15 @@ pub struct JsonReader<'a> {
     after_open: bool,
     /// Where the key of the member being read starts, for errors about it.
     key_at: usize,
+    /// The address of a local in [`JsonReader::new`]: where the reader's stack use starts.
+    stack_base: usize,
 }
 
 impl<'a> JsonReader<'a> {
     pub fn new(input: &'a [u8]) -> Self {
-        JsonReader { input, pos: 0, depth: 0, after_open: false, key_at: 0 }
+        let base = 0u8;
+        let stack_base = std::ptr::addr_of!(base) as usize;
+        JsonReader { input, pos: 0, depth: 0, after_open: false, key_at: 0, stack_base }
     }
 
     /// The byte where reading stands.
@@ -160,7 +169,8 @@ impl<'a> JsonReader<'a> {
             self.pos += 7;
             self.expect(b':', "`:`")?;
             self.after_open = false;
-            self.skip_value()?;
+            self.skip_whitespace();
+            if self.peek() == Some(b'"') { self.type_name()?; } else { self.skip_value()?; }
         }
         Ok(())
     }
@@ -205,6 +215,11 @@ impl<'a> JsonReader<'a> {
     pub fn next_field(&mut self, fields: &[&[u8]], expected: &mut usize) -> Result<usize, JsonError> {
         let input = self.input;
         let mut at = self.pos;
+        if input.get(at) == Some(&b'}') {
+            self.pos = at + 1;
+            self.leave();
+            return Ok(FIELD_END);
+        }
         let separator = if self.after_open { b'"' } else { b',' };
         if input.get(at) == Some(&separator) {
             at += usize::from(!self.after_open);
@@ -305,7 +320,10 @@ impl<'a> JsonReader<'a> {
         let input: &'a [u8] = self.input;
         let mut hash = tl_parser::NAME_HASH_SEED;
         let mut i = start;
-        while let Some(&byte @ (b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')) = input.get(i) {
+        while let Some(&byte) = input.get(i) {
+            if !NAME_BYTE[byte as usize] {
+                break;
+            }
             hash = tl_parser::name_hash_step(hash, byte);
             i += 1;
         }
@@ -326,7 +344,7 @@ impl<'a> JsonReader<'a> {
         let input: &'a [u8] = self.input;
         // Names of the schema are plain ASCII identifiers: find the closing quote directly.
         let mut i = start;
-        while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'@') = input.get(i) {
+        while input.get(i).is_some_and(|&byte| NAME_BYTE[byte as usize] || byte == b'@') {
             i += 1;
         }
         if input.get(i) == Some(&b'"') {
@@ -394,9 +412,10 @@ impl<'a> JsonReader<'a> {
 
     // ---- arrays -------------------------------------------------------------------------------
 
-    /// Reads `[ element, ... ]` into a vector allocated once at its final length: the first
-    /// [`HEAD`] elements are read onto the stack, and only a longer array is counted (a quick
-    /// scan of the rest) before the vector is allocated.
+    /// Reads `[ element, ... ]` into a vector allocated once at its final length, without a
+    /// pass to count the elements first: they are read in chunks onto the stack, one chunk per
+    /// recursive call, and the vector is allocated at the closing `]` when the count is known,
+    /// then filled on the way back. See [`Self::rest_of_vector`].
     pub fn vector<T>(&mut self, mut element: impl FnMut(&mut Self) -> Result<T, JsonError>) -> Result<Vec<T>, JsonError> {
         self.expect(b'[', "an array")?;
         self.enter()?;
@@ -406,25 +425,69 @@ impl<'a> JsonReader<'a> {
             self.leave();
             return Ok(Vec::new());
         }
-        let mut head: [Option<T>; HEAD] = [const { None }; HEAD];
+        let mut items = self.rest_of_vector(&mut element, 0)?;
+        // Chunks were appended last chunk first, each in reverse: the whole is reversed.
+        items.reverse();
+        Ok(items)
+    }
+
+    /// Reads up to [`CHUNK`] elements onto the stack, then the rest of the array (recursively),
+    /// and returns all elements from `before` on in reverse order in a vector with room for
+    /// `before` more. Once the reader has used [`CHUNK_STACK_BUDGET`] of stack, the rest of the
+    /// array is counted by a quick scan instead.
+    fn rest_of_vector<T>(
+        &mut self,
+        element: &mut impl FnMut(&mut Self) -> Result<T, JsonError>,
+        before: usize,
+    ) -> Result<Vec<T>, JsonError> {
+        if self.stack_used() > CHUNK_STACK_BUDGET {
+            return self.counted_rest_of_vector(element, before);
+        }
+        self.chunk_of_vector(element, before)
+    }
+
+    /// How much stack lies between the reader's creation and here: the address of a local,
+    /// compared, never dereferenced.
+    #[inline]
+    fn stack_used(&self) -> usize {
+        let here = 0u8;
+        self.stack_base.abs_diff(std::ptr::addr_of!(here) as usize)
+    }
+
+    fn chunk_of_vector<T>(
+        &mut self,
+        element: &mut impl FnMut(&mut Self) -> Result<T, JsonError>,
+        before: usize,
+    ) -> Result<Vec<T>, JsonError> {
+        let mut chunk: [Option<T>; CHUNK] = [const { None }; CHUNK];
         let mut read = 0;
         let mut items = loop {
-            head[read] = Some(element(self)?);
+            chunk[read] = Some(element(self)?);
             read += 1;
             if self.end_of_element()? {
-                let mut items = Vec::with_capacity(read);
-                items.extend(head.into_iter().flatten());
-                return Ok(items);
+                break Vec::with_capacity(before + read);
             }
-            if read == HEAD {
-                let mut items = Vec::with_capacity(HEAD + self.count_elements::<T>());
-                items.extend(head.into_iter().flatten());
-                break items;
+            if read == CHUNK {
+                break self.rest_of_vector(element, before + CHUNK)?;
             }
         };
+        items.extend(chunk.into_iter().take(read).rev().flatten());
+        Ok(items)
+    }
+
+    /// The rest of an array when the stack budget is spent: counted ahead, read in order, then
+    /// reversed to match what [`Self::rest_of_vector`] returns.
+    #[cold]
+    fn counted_rest_of_vector<T>(
+        &mut self,
+        element: &mut impl FnMut(&mut Self) -> Result<T, JsonError>,
+        before: usize,
+    ) -> Result<Vec<T>, JsonError> {
+        let mut items = Vec::with_capacity(before + self.count_elements::<T>());
         loop {
             items.push(element(self)?);
             if self.end_of_element()? {
+                items.reverse();
                 return Ok(items);
             }
         }
@@ -861,6 +924,17 @@ impl<'a> JsonReader<'a> {
 
 const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
+/// Bytes of TL identifiers: letters, digits, `_`.
+static NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(b as u8, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_');
+        b += 1;
+    }
+    table
+};
+
 /// Bytes that end a plain run inside a string: the quote, the backslash, control characters.
 static NEEDS_ATTENTION: [bool; 256] = {
     let mut table = [false; 256];
@@ -897,7 +971,8 @@ fn hex_value(digits: &[u8]) -> u32 {
 }
 
 /// `haystack.starts_with(needle)` for the short keys of the schema, without a call to `memcmp`:
-/// whole 8-byte words, then the tail as one overlapping word (or byte by byte when shorter).
+/// whole 8-byte words, then the tail as one overlapping word (4-byte words, or byte by byte,
+/// when shorter).
 #[inline(always)]
 fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
     let n = needle.len();
@@ -905,7 +980,11 @@ fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
         return false;
     };
     if n < 8 {
-        return hay == needle;
+        if n >= 4 {
+            let word = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+            return word(hay, 0) == word(needle, 0) && word(hay, n - 4) == word(needle, n - 4);
+        }
+        return hay.iter().zip(needle).all(|(a, b)| a == b);
     }
     let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
     let mut i = 0;
