@@ -1,5 +1,6 @@
-//! Every implementation tdbench measures, by name: the codecs, and the two floors shown beside
-//! them so each figure can be read against what no format can beat.
+//! Every implementation tdbench measures, by name: the codecs, the two floors shown beside
+//! them so each figure can be read against what no format can beat, and TDLib round trips
+//! (when libtdjson is installed) for what a request costs end to end.
 
 use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 use crate::Codec;
@@ -29,11 +30,20 @@ impl Floor {
     }
 }
 
-/// A codec or a floor.
+/// TDLib itself in the loop: a request encoded by one of our TDLib JSON codecs goes through
+/// `td_send`, TDLib's parser, an echo method, TDLib's serializer and `td_receive`, and the
+/// answer is decoded by the same codec. Each codec on our side is its own implementation.
+pub const TDLIB: &[(&str, &dyn Codec)] = &[("tdlib-json", &Json), ("tdlib-json-td", &JsonTd)];
+
+/// The lanes TDLib has an echo method for (`testCallString` and so on).
+pub const TDLIB_LANES: &[&str] = &["string-1k", "string-64k", "bytes-1k", "bytes-64k", "vector-int", "vector-object"];
+
+/// A codec, a floor, or a TDLib round trip.
 #[derive(Clone, Copy)]
 pub enum Implementation {
     Codec(&'static dyn Codec),
     Floor(Floor),
+    Tdlib { name: &'static str, codec: &'static dyn Codec },
 }
 
 impl Implementation {
@@ -41,13 +51,33 @@ impl Implementation {
         match self {
             Implementation::Codec(codec) => codec.name(),
             Implementation::Floor(floor) => floor.name(),
+            Implementation::Tdlib { name, .. } => name,
         }
+    }
+
+    /// Whether this implementation has a measurement for `lane`: TDLib only where it has an
+    /// echo method.
+    pub fn measures(&self, lane: &str) -> bool {
+        match self {
+            Implementation::Tdlib { .. } => TDLIB_LANES.contains(&lane),
+            _ => true,
+        }
+    }
+
+    /// What it needs beyond this build: libtdjson for the TDLib round trips.
+    pub fn needs_tdlib(&self) -> bool {
+        matches!(self, Implementation::Tdlib { .. })
     }
 }
 
-/// Every implementation in report order: codecs, then floors.
+/// Every implementation in report order: codecs, floors, then TDLib round trips.
 pub fn implementations() -> Vec<Implementation> {
-    CODECS.iter().map(|&c| Implementation::Codec(c)).chain(Floor::ALL.map(Implementation::Floor)).collect()
+    CODECS
+        .iter()
+        .map(|&c| Implementation::Codec(c))
+        .chain(Floor::ALL.map(Implementation::Floor))
+        .chain(TDLIB.iter().map(|&(name, codec)| Implementation::Tdlib { name, codec }))
+        .collect()
 }
 
 pub fn codec(name: &str) -> Option<&'static dyn Codec> {

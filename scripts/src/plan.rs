@@ -64,10 +64,18 @@ impl Slot {
     }
 }
 
+/// One implementation as a lane measures it: in both trees, or in the current tree only (an
+/// implementation the baseline does not have yet: measured, shown, not compared).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub implementation: String,
+    pub roles: Vec<&'static str>,
+}
+
 /// Balanced order for one lane: each round runs every (implementation, role) forward, then in
 /// reverse, so every baseline/current pair is adjacent, once in each order.
-pub fn lane_slots(lane: &str, implementations: &[String], roles: &[&str], rounds: u32, first_sample: u32, stage: &str) -> Vec<Slot> {
-    let forward: Vec<(&String, &str)> = implementations.iter().flat_map(|i| roles.iter().map(move |r| (i, *r))).collect();
+pub fn lane_slots(lane: &str, entries: &[Entry], rounds: u32, first_sample: u32, stage: &str) -> Vec<Slot> {
+    let forward: Vec<(&String, &str)> = entries.iter().flat_map(|e| e.roles.iter().map(move |r| (&e.implementation, *r))).collect();
     let mut slots = Vec::new();
     for round in 0..rounds {
         for (direction, sample) in [(false, first_sample + 2 * round), (true, first_sample + 2 * round + 1)] {
@@ -93,9 +101,20 @@ mod tests {
 
     #[test]
     fn pairs_are_adjacent_in_both_orders() {
-        let implementations = vec!["a".to_string(), "b".to_string()];
-        let slots = lane_slots("status", &implementations, &["baseline", "current"], 1, 0, "screen");
+        let both = |name: &str| Entry { implementation: name.into(), roles: vec!["baseline", "current"] };
+        let slots = lane_slots("status", &[both("a"), both("b")], 1, 0, "screen");
         let order: Vec<String> = slots.iter().map(|s| format!("{}{}{}", s.implementation, &s.role[..1], s.sample)).collect();
         assert_eq!(order, ["ab0", "ac0", "bb0", "bc0", "bc1", "bb1", "ac1", "ab1"]);
+    }
+
+    #[test]
+    fn an_implementation_new_in_the_current_tree_runs_there_only() {
+        let entries = [
+            Entry { implementation: "a".into(), roles: vec!["baseline", "current"] },
+            Entry { implementation: "new".into(), roles: vec!["current"] },
+        ];
+        let slots = lane_slots("status", &entries, 1, 0, "screen");
+        let order: Vec<String> = slots.iter().map(|s| format!("{}{}{}", s.implementation, &s.role[..1], s.sample)).collect();
+        assert_eq!(order, ["ab0", "ac0", "newc0", "newc1", "ac1", "ab1"]);
     }
 }

@@ -2,6 +2,7 @@
 //! pass finds slower, merges, and leaves an `INCOMPLETE` marker until results are written, so an
 //! interrupted run never looks complete.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -109,13 +110,13 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     let trees = prepare_trees(&sh, &root, options)?;
     let current_worker = trees.current_target.join("release/worker");
     let (lanes, implementations) = selection(&current_worker, options)?;
+    let entries = entries(&trees, &lanes, &implementations)?;
 
     let output = if options.output.is_absolute() { options.output.clone() } else { root.join(&options.output) };
     clear_previous_run(&output)?;
     std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
         .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
 
-    let roles: Vec<&str> = if trees.baseline.is_some() { vec!["baseline", "current"] } else { vec!["current"] };
     let mut plan = Plan {
         nonce: nonce(),
         command: std::iter::once("./run.sh".to_string()).chain(args).collect(),
@@ -134,7 +135,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             threshold_percent: options.threshold,
             allow_format_change: options.allow_format_change,
         },
-        slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &implementations, &roles, options.rounds, 0, "screen")).collect(),
+        slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], options.rounds, 0, "screen")).collect(),
     };
     write_plan(&output, &plan)?;
     let corpus = root.join("corpus");
@@ -156,7 +157,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             let first = 2 * options.rounds;
             let mut added = Vec::new();
             for (lane, implementation) in &groups {
-                added.extend(plan::lane_slots(lane, std::slice::from_ref(implementation), &roles, options.confirm_rounds, first, "confirm"));
+                let entry: Vec<plan::Entry> = entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
+                added.extend(plan::lane_slots(lane, &entry, options.confirm_rounds, first, "confirm"));
             }
             plan.slots.extend(added.iter().cloned());
             write_plan(&output, &plan)?;
@@ -279,17 +281,69 @@ fn link_layout(tree: &Path, target: &Path, role: &str, seed: u32) -> Result<(), 
     Ok(())
 }
 
-/// The lanes and implementations asked for, checked against what the current worker knows.
-fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<String>), Failure> {
+/// Names a worker binary lists under `key` (`lanes`, `implementations`).
+fn listed(worker: &Path, key: &str) -> Result<Vec<String>, Failure> {
     let output = Command::new(worker).arg("--list").output().map_err(|e| environment(format!("cannot run {}: {e}", worker.display())))?;
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| environment(format!("worker --list: {e}")))?;
-    let names = |key: &str| -> Vec<String> {
-        list[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
+    Ok(list[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default())
+}
+
+/// The lanes and implementations asked for, checked against what the current worker knows.
+/// TDLib round trips need libtdjson and are timed only: without the library, or when only
+/// instructions are counted, they are left out with a line saying so (asked for by name, the
+/// run stops instead).
+fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<String>), Failure> {
+    let lanes = options::select(&options.lanes, &listed(worker, "lanes")?, "lane", "--data").map_err(environment)?;
+    let mut implementations =
+        options::select(&options.implementations, &listed(worker, "implementations")?, "implementation", "--serializer").map_err(environment)?;
+    let needs_tdlib = |name: &String| tdbench::registry::implementation(name).is_ok_and(|i| i.needs_tdlib());
+    let why_not = if !tdbench::tdlib::Tdjson::path().exists() {
+        Some(tdbench::tdlib::HOW_TO_ENABLE.to_string())
+    } else if options.measure == "instructions" {
+        Some("TDLib round trips are timed only (its threads make instruction counts vary): left out of --measure instructions".into())
+    } else {
+        None
     };
-    let lanes = options::select(&options.lanes, &names("lanes"), "lane", "--data").map_err(environment)?;
-    let implementations =
-        options::select(&options.implementations, &names("implementations"), "implementation", "--serializer").map_err(environment)?;
+    if let Some(why) = why_not {
+        if options.implementations.as_ref().is_some_and(|asked| asked.iter().any(needs_tdlib)) {
+            return Err(environment(why));
+        }
+        if implementations.iter().any(needs_tdlib) {
+            eprintln!("{why}");
+            implementations.retain(|name| !needs_tdlib(name));
+        }
+    }
     Ok((lanes, implementations))
+}
+
+/// Per lane, the implementations that measure it and the trees each runs in: both, or the
+/// current tree only for an implementation the baseline's worker does not list.
+fn entries(trees: &Trees, lanes: &[String], implementations: &[String]) -> Result<BTreeMap<String, Vec<plan::Entry>>, Failure> {
+    let in_baseline = match &trees.baseline {
+        Some((_, target)) => listed(&target.join("release/worker"), "implementations")?,
+        None => Vec::new(),
+    };
+    let new: Vec<&String> = implementations.iter().filter(|i| trees.baseline.is_some() && !in_baseline.contains(i)).collect();
+    if !new.is_empty() {
+        eprintln!(
+            "not in the baseline tree, measured in the current tree only (shown, not compared): {}",
+            new.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(lanes
+        .iter()
+        .map(|lane| {
+            let measured = implementations
+                .iter()
+                .filter(|name| tdbench::registry::implementation(name).is_ok_and(|i| i.measures(lane)))
+                .map(|name| plan::Entry {
+                    implementation: name.clone(),
+                    roles: if in_baseline.contains(name) { vec!["baseline", "current"] } else { vec!["current"] },
+                })
+                .collect();
+            (lane.clone(), measured)
+        })
+        .collect())
 }
 
 /// Removes what an earlier run left in the output folder (only the files a run writes).
@@ -385,7 +439,13 @@ fn run_slot(slot: &Slot, plan: &Plan, trees: &Trees, corpus: &Path, output: &Pat
     let counting = if s.measure == "time" { Duration::ZERO } else { Duration::from_secs(900) };
     let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms)) + counting;
     let started = Instant::now();
-    let mut child = Command::new(worker)
+    let mut command = Command::new(worker);
+    if tdbench::registry::implementation(&slot.implementation).is_ok_and(|i| i.needs_tdlib()) {
+        // One library for both trees (the baseline worktree has no `.cache/`), named the same
+        // way in both trees' processes.
+        command.env("TDJSON", tdbench::tdlib::Tdjson::path());
+    }
+    let mut child = command
         .args(&args)
         .current_dir(&tree)
         .stdout(Stdio::piped())

@@ -21,7 +21,10 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 use tdbench_models::Object;
 
+use std::cell::RefCell;
+
 use crate::codecs::json::Json;
+use crate::tdlib::{echo_method, Client, Tdjson, HOW_TO_ENABLE};
 use crate::corpus::{lanes, Corpus, Payload};
 use crate::registry::{self, Floor, Implementation};
 use crate::validate::validate_payload;
@@ -52,6 +55,8 @@ enum Kernel<'a> {
     Decode { codec: &'static dyn Codec, inputs: Vec<Vec<u8>> },
     Clone { values: Vec<&'a Object> },
     Memcpy { inputs: Vec<&'a [u8]> },
+    /// A TDLib echo call per payload, or the empty call (`testCallEmpty`) when `calls` is empty.
+    RoundTrip { codec: &'static dyn Codec, client: &'a RefCell<Client<'static>>, calls: Vec<EchoCall<'a>> },
 }
 
 impl Kernel<'_> {
@@ -59,6 +64,8 @@ impl Kernel<'_> {
         match self {
             Kernel::Encode { .. } | Kernel::Memcpy { .. } => "encode",
             Kernel::Decode { .. } | Kernel::Clone { .. } => "decode",
+            Kernel::RoundTrip { calls, .. } if calls.is_empty() => "empty-call",
+            Kernel::RoundTrip { .. } => "round-trip",
         }
     }
 
@@ -67,6 +74,7 @@ impl Kernel<'_> {
             Kernel::Encode { values, .. } | Kernel::Clone { values } => values.len(),
             Kernel::Decode { inputs, .. } => inputs.len(),
             Kernel::Memcpy { inputs } => inputs.len(),
+            Kernel::RoundTrip { calls, .. } => calls.len().max(1),
         }
     }
 }
@@ -112,6 +120,14 @@ fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u
                 black_box(&*buffer);
             }
         }
+        Kernel::RoundTrip { codec, client, calls } => {
+            let mut client = client.borrow_mut();
+            for _ in 0..n {
+                let call = calls.get(next());
+                let value = round_trip(*codec, &mut client, call, buffer).expect("validated round trips succeed");
+                drop(black_box(value));
+            }
+        }
     }
     *cursor = at;
 }
@@ -129,16 +145,86 @@ fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
     out
 }
 
-fn kernels<'a>(implementation: Implementation, payloads: &[&'a Payload]) -> Vec<Kernel<'a>> {
+/// One echo call: the payload, the request's method, and how long the payload object's JSON
+/// prefix is (`{"@type":"testString","value":`), which the request's prefix replaces.
+struct EchoCall<'a> {
+    value: &'a Object,
+    request_prefix: Vec<u8>,
+    object_prefix_len: usize,
+}
+
+impl<'a> EchoCall<'a> {
+    fn new(value: &'a Object) -> Result<Self, String> {
+        let method = echo_method(value).ok_or_else(|| format!("TDLib has no echo method for `{}`", value.tl_name()))?;
+        Ok(EchoCall {
+            value,
+            request_prefix: format!("{{\"@type\":\"{method}\",\"x\":").into_bytes(),
+            object_prefix_len: format!("{{\"@type\":\"{}\",\"value\":", value.tl_name()).len(),
+        })
+    }
+}
+
+/// The measured TDLib round trip: `codec` encodes the request into `buffer` (the payload's
+/// object, its prefix turned into the echo method's, `@extra` appended), TDLib parses and
+/// answers it, and `codec` decodes the answer where TDLib left it. `None` is the empty call.
+fn round_trip(codec: &dyn Codec, client: &mut Client<'_>, call: Option<&EchoCall>, buffer: &mut Vec<u8>) -> Result<Object, String> {
+    use std::io::Write;
+    let extra = client.next_extra();
+    buffer.clear();
+    match call {
+        None => buffer.extend_from_slice(br#"{"@type":"testCallEmpty"}"#),
+        Some(call) => {
+            codec.encode(call.value, buffer).map_err(|e| e.to_string())?;
+            if call.request_prefix.len() == call.object_prefix_len {
+                // `testCallString`/`x` is exactly as long as `testString`/`value`: overwrite.
+                buffer[..call.object_prefix_len].copy_from_slice(&call.request_prefix);
+            } else {
+                buffer.splice(..call.object_prefix_len, call.request_prefix.iter().copied());
+            }
+        }
+    }
+    buffer.pop(); // the closing brace
+    write!(buffer, ",\"@extra\":{extra}}}\0").expect("writing to a Vec cannot fail");
+    client.round_trip(buffer, extra, |answer| codec.decode(answer))?.map_err(|e| e.to_string())
+}
+
+fn kernels<'a>(implementation: Implementation, payloads: &[&'a Payload], client: Option<&'a RefCell<Client<'static>>>) -> Result<Vec<Kernel<'a>>, String> {
     let values: Vec<&Object> = payloads.iter().map(|p| &p.value).collect();
-    match implementation {
+    Ok(match implementation {
         Implementation::Codec(codec) => vec![
             Kernel::Encode { codec, values: values.clone() },
             Kernel::Decode { codec, inputs: values.iter().map(|v| encode_with(codec, v)).collect() },
         ],
         Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
         Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| p.json.as_slice()).collect() }],
+        Implementation::Tdlib { codec, .. } => {
+            let client = client.expect("a TDLib client for a TDLib implementation");
+            let calls = values.iter().map(|v| EchoCall::new(v)).collect::<Result<Vec<_>, _>>()?;
+            vec![Kernel::RoundTrip { codec, client, calls }, Kernel::RoundTrip { codec, client, calls: Vec::new() }]
+        }
+    })
+}
+
+/// TDLib must answer every call with the payload itself (and the empty call with `ok`), read
+/// back by the codec on our side, before its round trips are timed.
+fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), String> {
+    for kernel in kernels {
+        let Kernel::RoundTrip { codec, client, calls } = kernel else { continue };
+        let mut client = client.borrow_mut();
+        if calls.is_empty() {
+            let answer = round_trip(*codec, &mut client, None, buffer)?;
+            if answer != Object::Ok(tdbench_models::Ok::default()) {
+                return Err(format!("TDLib answered testCallEmpty with `{}`, not `ok`", answer.tl_name()));
+            }
+        }
+        for call in calls {
+            let answer = round_trip(*codec, &mut client, Some(call), buffer)?;
+            if answer != *call.value {
+                return Err(format!("TDLib's echo of a `{}` read back by {} differs from what was sent", call.value.tl_name(), codec.name()));
+            }
+        }
     }
+    Ok(())
 }
 
 /// Hash of every payload's output, and the first output: what the kernel produced, so baseline
@@ -149,6 +235,9 @@ fn proof(kernel: &Kernel) -> (Proof, f64) {
         Kernel::Decode { codec, inputs } => inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect(),
         Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
         Kernel::Memcpy { inputs } => inputs.iter().map(|i| i.to_vec()).collect(),
+        // What TDLib answered, as read back (checked equal to the payloads before timing).
+        Kernel::RoundTrip { calls, .. } if calls.is_empty() => vec![encode_with(&Json, &Object::Ok(tdbench_models::Ok::default()))],
+        Kernel::RoundTrip { calls, .. } => calls.iter().map(|c| encode_with(&Json, c.value)).collect(),
     };
     let mut hash = Sha256::new();
     for output in &outputs {
@@ -215,7 +304,27 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         return Err(format!("validation failed; nothing measured:\n{}", failures.join("\n")));
     }
 
-    let mut kernels = kernels(implementation, &payloads);
+    if implementation.needs_tdlib() && (job.count_instructions_inner || job.settings.measure != "time") {
+        return Err(format!(
+            "`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run",
+            job.implementation
+        ));
+    }
+    if !implementation.measures(lane.name) {
+        return Err(format!("`{}` has no measurement for lane `{}`; its lanes: {}", job.implementation, lane.name, registry::TDLIB_LANES.join(", ")));
+    }
+    // The library stays loaded until the process exits (its threads must never outlive it);
+    // the client is closed when dropped, as TDLib requires before the process exits.
+    let tdjson: Option<&'static Tdjson> = match implementation.needs_tdlib() {
+        true => Some(Box::leak(Box::new(Tdjson::load()?.ok_or(HOW_TO_ENABLE)?))),
+        false => None,
+    };
+    if let Some(note) = tdjson.and_then(Tdjson::version_note) {
+        eprintln!("worker: {note}");
+    }
+    let client = tdjson.map(|td| RefCell::new(td.client()));
+    let mut kernels = kernels(implementation, &payloads, client.as_ref())?;
+    check_round_trips(&kernels, &mut Vec::new())?;
     if let Some(operation) = &job.operation {
         kernels.retain(|k| k.operation() == operation);
         if kernels.is_empty() {

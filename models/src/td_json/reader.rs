@@ -753,7 +753,13 @@ impl<'a> JsonReader<'a> {
         let mut removed = 0usize;
         let bytes = self.input;
         loop {
-            // The common case: a run of bytes that need no attention.
+            // The common case: a run of bytes that need no attention, eight at a time.
+            while let Some(chunk) = bytes.get(i..i + 8) {
+                if needs_attention(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
+                    break;
+                }
+                i += 8;
+            }
             while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
                 i += 1;
             }
@@ -935,6 +941,20 @@ static NAME_BYTE: [bool; 256] = {
     table
 };
 
+/// Whether any of the eight bytes in `word` is a quote, a backslash or a control character
+/// (the classic "has a zero byte" and "has a byte below n" tests: exact about whether there
+/// is one, which is all the caller asks before going byte by byte).
+#[inline(always)]
+fn needs_attention(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control != 0
+}
+
 /// Bytes that end a plain run inside a string: the quote, the backslash, control characters.
 static NEEDS_ATTENTION: [bool; 256] = {
     let mut table = [false; 256];
@@ -1050,6 +1070,17 @@ fn describe(byte: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_that_need_attention() {
+        for byte in 0..=255u8 {
+            for at in 0..8 {
+                let mut word = [b'a'; 8];
+                word[at] = byte;
+                assert_eq!(needs_attention(u64::from_le_bytes(word)), NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
+            }
+        }
+    }
 
     #[test]
     fn int64_text_follows_str_parse() {

@@ -150,6 +150,65 @@ pub fn render(figures: &Figures) -> String {
     }
     writeln!(out).unwrap();
     out += &derived_costs(figures);
+    out += &tdlib_round_trips(figures);
+    out
+}
+
+/// The TDLib round-trip table, when TDLib was in the run: per test lane and codec on our side,
+/// the whole round trip, the same minus the empty call, and the costs derived from them.
+fn tdlib_round_trips(figures: &Figures) -> String {
+    let implementations = &figures.tdlib_implementations;
+    let lanes: Vec<&String> =
+        figures.lanes.iter().filter(|l| implementations.iter().any(|i| figures.cell(l, i, "round-trip").is_some())).collect();
+    if lanes.is_empty() {
+        return String::new();
+    }
+    let round_trip = |lane: &str, i: &str| figures.cell(lane, i, "round-trip").map(|c| c.ns_per_op);
+    // The empty call is timed beside every lane's round trip; its fastest figure is the floor.
+    let floor = |i: &str| lanes.iter().filter_map(|l| figures.cell(l, i, "empty-call")).map(|c| c.ns_per_op).reduce(f64::min);
+    let mut out = String::from("## TDLib round trips
+
+");
+    out += "The whole request path through libtdjson: our codec encodes the request (the lane's test object as the \
+            argument of TDLib's echo method: `testCallString`, `testCallBytes`, `testCallVectorInt`, \
+            `testCallVectorStringObject`), `td_send`, TDLib parses it, answers and serializes, `td_receive`, and \
+            the same codec decodes the answer. `tdlib-json` has `json` on our side, `tdlib-json-td` has `json-td`. \
+            The empty call (`testCallEmpty`, answered with `ok`) is timed in the same processes, beside every \
+            round trip; its fastest figure is the floor: thread handoffs and queueing, no payload. TDLib runs on \
+            threads of its own, so these figures are noisier than the rest: the gate states for each the smallest \
+            change it could have detected.\n\n";
+    out += "| lane |";
+    for i in implementations {
+        out += &format!(" {i} | {i} − empty call |");
+    }
+    out += "\n|---|";
+    out += &"---:|---:|".repeat(implementations.len());
+    out += "\n";
+    for lane in &lanes {
+        out += &format!("| {} |", figures.lane_label(lane));
+        for i in implementations {
+            let whole = round_trip(lane, i);
+            let beyond = whole.zip(floor(i)).map(|(w, f)| w - f);
+            out += &format!(" {} | {} |", whole.map_or("–".into(), ns), beyond.map_or("–".into(), ns));
+        }
+        out += "\n";
+    }
+    out += "| empty call (floor) |";
+    for i in implementations {
+        out += &format!(" {} | |", floor(i).map_or("–".into(), ns));
+    }
+    out += "\n\nDerived from the table: what a binary client could save per request.\n\n";
+    out += "| on our side | base64 through TDLib, ns per KiB (bytes-64k − string-64k) | per int (vector-int − empty, ÷ 1000) | per object (vector-object − empty, ÷ 1000) |\n";
+    out += "|---|---:|---:|---:|\n";
+    for i in implementations {
+        let base64 = round_trip("bytes-64k", i).zip(round_trip("string-64k", i)).map(|(b, s)| (b - s) / 64.0);
+        let per = |lane: &str| round_trip(lane, i).zip(floor(i)).map(|(w, f)| (w - f) / 1000.0);
+        let show = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.1}"));
+        out += &format!("| {i} | {} | {} | {} |\n", show(base64), show(per("vector-int")), show(per("vector-object")));
+    }
+    out += "\nBase64 here is paid twice (TDLib decodes the request's and encodes the answer's) plus our side's \
+            decode; a binary client would pay none of it. Per int and per object: TDLib's parse, its serialize and \
+            our decode of one vector element.\n";
     out
 }
 

@@ -32,7 +32,10 @@ pub struct Cell {
 pub struct Figures<'a> {
     pub results: &'a Results,
     pub lanes: Vec<String>,
+    /// Codecs and floors: what the per-lane tables and the chart show.
     pub implementations: Vec<String>,
+    /// TDLib round trips: their own table, with the empty call as floor.
+    pub tdlib_implementations: Vec<String>,
     cells: BTreeMap<(String, String, String), Cell>,
 }
 
@@ -67,12 +70,9 @@ impl<'a> Figures<'a> {
                 (key, cell)
             })
             .collect();
-        Figures {
-            results,
-            lanes: results.provenance.lanes.clone(),
-            implementations: results.provenance.implementations.clone(),
-            cells,
-        }
+        let is_tdlib = |name: &String| tdbench::registry::implementation(name).is_ok_and(|i| i.needs_tdlib());
+        let (tdlib_implementations, implementations) = results.provenance.implementations.iter().cloned().partition(is_tdlib);
+        Figures { results, lanes: results.provenance.lanes.clone(), implementations, tdlib_implementations, cells }
     }
 
     pub fn cell(&self, lane: &str, implementation: &str, operation: &str) -> Option<Cell> {
