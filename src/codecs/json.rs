@@ -57,18 +57,8 @@ pub(crate) fn json_error(codec: &'static str, bytes: &[u8], error: &serde_json::
 /// non-ASCII character as lowercase `\uXXXX` (surrogate pairs above the BMP), `/` and DEL as is.
 pub struct TdlibFormatter;
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 fn write_u16_escape<W: ?Sized + Write>(writer: &mut W, unit: u16) -> io::Result<()> {
-    let escape = [
-        b'\\',
-        b'u',
-        HEX[(unit >> 12) as usize & 0xf],
-        HEX[(unit >> 8) as usize & 0xf],
-        HEX[(unit >> 4) as usize & 0xf],
-        HEX[unit as usize & 0xf],
-    ];
-    writer.write_all(&escape)
+    writer.write_all(&tdbench_models::td_json::unicode_escape(unit))
 }
 
 impl Formatter for TdlibFormatter {

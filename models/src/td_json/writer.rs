@@ -149,14 +149,7 @@ impl<'o> JsonWriter<'o> {
     }
 
     fn unit_escape(&mut self, unit: u16) {
-        self.out.extend_from_slice(&[
-            b'\\',
-            b'u',
-            HEX[(unit >> 12) as usize & 0xf],
-            HEX[(unit >> 8) as usize & 0xf],
-            HEX[(unit >> 4) as usize & 0xf],
-            HEX[unit as usize & 0xf],
-        ]);
+        self.out.extend_from_slice(&unicode_escape(unit));
     }
 
     /// Padded standard base64, encoded in place at the end of the output.
@@ -180,6 +173,13 @@ impl<'o> JsonWriter<'o> {
         }
         self.out.push(b']');
     }
+}
+
+/// `\uXXXX` with lowercase hex, as TDLib writes a UTF-16 unit (also used by the `json` codec's
+/// formatter, so both writers escape alike by construction).
+pub fn unicode_escape(unit: u16) -> [u8; 6] {
+    let hex = |shift: u16| HEX[usize::from((unit >> shift) & 0xf)];
+    [b'\\', b'u', hex(12), hex(8), hex(4), hex(0)]
 }
 
 const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
