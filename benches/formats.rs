@@ -69,6 +69,9 @@ fn formats(c: &mut Criterion) {
                         })
                     });
                 }
+                // A live TDLib client's threads would colour everything measured after it in this
+                // process: TDLib round trips are measured by `./run.sh` only, one process each.
+                Implementation::Tdlib { .. } => {}
                 Implementation::Floor(Floor::Memcpy) => {
                     let bytes: usize = payloads.iter().map(|p| p.json.len()).sum();
                     group.throughput(Throughput::Bytes(bytes as u64));
