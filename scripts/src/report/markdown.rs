@@ -166,17 +166,16 @@ fn tdlib_round_trips(figures: &Figures) -> String {
     let round_trip = |lane: &str, i: &str| figures.cell(lane, i, "round-trip").map(|c| c.ns_per_op);
     // The empty call is timed beside every lane's round trip; its fastest figure is the floor.
     let floor = |i: &str| lanes.iter().filter_map(|l| figures.cell(l, i, "empty-call")).map(|c| c.ns_per_op).reduce(f64::min);
-    let mut out = String::from("## TDLib round trips
-
-");
+    let mut out = String::from("\n## TDLib round trips\n\n");
     out += "The whole request path through libtdjson: our codec encodes the request (the lane's test object as the \
             argument of TDLib's echo method: `testCallString`, `testCallBytes`, `testCallVectorInt`, \
             `testCallVectorStringObject`), `td_send`, TDLib parses it, answers and serializes, `td_receive`, and \
             the same codec decodes the answer. `tdlib-json` has `json` on our side, `tdlib-json-td` has `json-td`. \
             The empty call (`testCallEmpty`, answered with `ok`) is timed in the same processes, beside every \
-            round trip; its fastest figure is the floor: thread handoffs and queueing, no payload. TDLib runs on \
-            threads of its own, so these figures are noisier than the rest: the gate states for each the smallest \
-            change it could have detected.\n\n";
+            round trip; its fastest figure is the floor: thread handoffs and queueing, no payload (where TDLib's \
+            thread goes to sleep between requests, mostly its wake-up). TDLib runs on threads of its own, so these \
+            figures are noisier than the rest: the gate states for each the smallest change it could have \
+            detected.\n\n";
     out += "| lane |";
     for i in implementations {
         out += &format!(" {i} | {i} − empty call |");
