@@ -64,3 +64,28 @@ fn the_chart_has_the_expected_size_and_is_not_blank() {
 fn decode_rgb(path: &std::path::Path) -> Vec<u8> {
     image::open(path).expect("the chart is a valid PNG").to_rgb8().into_raw()
 }
+
+#[test]
+fn tdlib_round_trips_get_their_own_table_with_the_empty_call_as_floor() {
+    // A real run's results (`--data string-64k,bytes-64k,vector-int,vector-object --serializer
+    // json,tdlib-json --no-baseline`), batches trimmed.
+    let results: Results = serde_json::from_str(&std::fs::read_to_string(fixture("tdlib-results.json")).unwrap()).unwrap();
+    let figures = report::Figures::of(&results);
+    let text = report::render(&figures);
+    let per_lane = text.split("## TDLib round trips").next().unwrap();
+    assert!(!per_lane.contains("tdlib-json |"), "round trips stay out of the format tables and the chart");
+    let section = text.split("## TDLib round trips").nth(1).expect("a TDLib section");
+    let round_trip = |lane: &str| figures.cell(lane, "tdlib-json", "round-trip").expect("measured").ns_per_op;
+    let floor = ["string-64k", "bytes-64k", "vector-int", "vector-object"]
+        .iter()
+        .map(|lane| figures.cell(lane, "tdlib-json", "empty-call").expect("measured").ns_per_op)
+        .fold(f64::MAX, f64::min);
+    let derived = format!(
+        "| tdlib-json | {:.1} | {:.1} | {:.1} |",
+        (round_trip("bytes-64k") - round_trip("string-64k")) / 64.0,
+        (round_trip("vector-int") - floor) / 1000.0,
+        (round_trip("vector-object") - floor) / 1000.0
+    );
+    assert!(section.contains(&derived), "expected {derived} in\n{section}");
+    assert!(section.contains("| empty call (floor) |"), "{section}");
+}
