@@ -831,34 +831,32 @@ impl<'a> JsonReader<'a> {
     /// The content of a scanned string with escapes, unescaped into a `String` of its exact size.
     fn unescape(&self, token: &StringToken) -> Result<String, JsonError> {
         let raw = &self.input[token.start..token.end];
-        let text = std::str::from_utf8(raw).map_err(|e| self.error_at(token.start + e.valid_up_to(), "invalid UTF-8 in a string"))?;
-        let mut out = String::with_capacity(token.unescaped_len);
-        let mut rest = text;
-        while let Some(backslash) = rest.find('\\') {
-            out.push_str(&rest[..backslash]);
-            let escape = &rest.as_bytes()[backslash + 1..];
-            let (c, len) = match escape[0] {
-                b'b' => ('\u{8}', 2),
-                b'f' => ('\u{c}', 2),
-                b'n' => ('\n', 2),
-                b'r' => ('\r', 2),
-                b't' => ('\t', 2),
-                b'u' => {
-                    let unit = hex_value(&escape[1..5]);
-                    if (0xD800..0xDC00).contains(&unit) {
-                        let low = hex_value(&escape[7..11]);
-                        (char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)).unwrap_or('\u{fffd}'), 12)
-                    } else {
-                        (char::from_u32(unit).unwrap_or('\u{fffd}'), 6)
-                    }
-                }
-                other => (char::from(other), 2),
+        let mut out = Vec::with_capacity(token.unescaped_len);
+        let mut i = 0;
+        loop {
+            // A run up to the next escape, byte by byte: runs between escapes are short.
+            let run = raw[i..].iter().position(|&b| b == b'\\').unwrap_or(raw.len() - i);
+            out.extend_from_slice(&raw[i..i + run]);
+            i += run;
+            let Some(&kind) = raw.get(i + 1) else { break };
+            // Escapes were checked by `scan_string`: digits are hex, surrogates come in pairs.
+            let (code, len) = match kind {
+                b'u' => match hex_value(&raw[i + 2..i + 6]) {
+                    high @ 0xD800..=0xDBFF => (0x10000 + ((high - 0xD800) << 10) + (hex_value(&raw[i + 8..i + 12]) - 0xDC00), 12),
+                    unit => (unit, 6),
+                },
+                b'b' => (0x08, 2),
+                b'f' => (0x0c, 2),
+                b'n' => (u32::from(b'\n'), 2),
+                b'r' => (u32::from(b'\r'), 2),
+                b't' => (u32::from(b'\t'), 2),
+                other => (u32::from(other), 2),
             };
-            out.push(c);
-            rest = &rest[backslash + len..];
+            push_utf8(&mut out, code);
+            i += len;
         }
-        out.push_str(rest);
-        Ok(out)
+        // The literal runs are the input's bytes: UTF-8 is checked once, here, on the result.
+        String::from_utf8(out).map_err(|e| self.error_at(token.start, format!("invalid UTF-8 in a string ({e})")))
     }
 
     fn check_utf8(&self, raw: &[u8], start: usize) -> Result<(), JsonError> {
@@ -984,6 +982,23 @@ static HEX_VALUE: [u32; 256] = {
     }
     table
 };
+
+/// Appends the UTF-8 encoding of a code point (a scalar value: `scan_string` refuses lone
+/// surrogates).
+#[inline]
+fn push_utf8(out: &mut Vec<u8>, code: u32) {
+    match code {
+        0..=0x7F => out.push(code as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (code >> 6) as u8, 0x80 | (code & 0x3F) as u8]),
+        0x800..=0xFFFF => out.extend_from_slice(&[0xE0 | (code >> 12) as u8, 0x80 | ((code >> 6) & 0x3F) as u8, 0x80 | (code & 0x3F) as u8]),
+        _ => out.extend_from_slice(&[
+            0xF0 | (code >> 18) as u8,
+            0x80 | ((code >> 12) & 0x3F) as u8,
+            0x80 | ((code >> 6) & 0x3F) as u8,
+            0x80 | (code & 0x3F) as u8,
+        ]),
+    }
+}
 
 /// The value of four hex digits already checked by [`JsonReader::hex4`].
 fn hex_value(digits: &[u8]) -> u32 {
