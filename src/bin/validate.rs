@@ -71,8 +71,10 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     if !quiet {
-        println!("validate: {} payloads from {} valid with {} codecs", corpus.payloads.len(), corpus_dir.display(), CODECS.len());
-        print_sizes(&corpus, &selected);
+        let mut text = format!("validate: {} payloads from {} valid with {} codecs\n", corpus.payloads.len(), corpus_dir.display(), CODECS.len());
+        text += &size_table(&corpus, &selected);
+        // A closed stdout (`| head`) is not worth a panic.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
     ExitCode::SUCCESS
 }
@@ -83,20 +85,21 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 /// Mean encoded bytes per payload, per lane and format.
-fn print_sizes(corpus: &Corpus, selected: &[&lanes::Lane]) {
-    print!("\n{:<14} {:>8}", "lane", "payloads");
+fn size_table(corpus: &Corpus, selected: &[&lanes::Lane]) -> String {
+    use std::fmt::Write;
+    let mut out = format!("\n{:<14} {:>8}", "lane", "payloads");
     for codec in CODECS {
-        print!(" {:>10}", codec.name());
+        write!(out, " {:>10}", codec.name()).unwrap();
     }
-    println!();
+    out.push('\n');
     let mut buffer = Vec::new();
     for lane in selected {
         let payloads = corpus.lane(lane.name);
         if payloads.is_empty() {
-            println!("{:<14} {:>8}  (no payloads)", lane.name, 0);
+            writeln!(out, "{:<14} {:>8}  (no payloads)", lane.name, 0).unwrap();
             continue;
         }
-        print!("{:<14} {:>8}", lane.name, payloads.len());
+        write!(out, "{:<14} {:>8}", lane.name, payloads.len()).unwrap();
         for codec in CODECS {
             let total: usize = payloads
                 .iter()
@@ -106,8 +109,9 @@ fn print_sizes(corpus: &Corpus, selected: &[&lanes::Lane]) {
                     buffer.len()
                 })
                 .sum();
-            print!(" {:>10.0}", total as f64 / payloads.len() as f64);
+            write!(out, " {:>10.0}", total as f64 / payloads.len() as f64).unwrap();
         }
-        println!();
+        out.push('\n');
     }
+    out
 }
