@@ -10,6 +10,9 @@
 //! primitives), [`td_json`] (the serde-free TDLib JSON reader and writer), [`proto`] (protobuf oneof glue for prost), [`serde_support`] (TDLib JSON's quoted
 //! int64 and base64 bytes), and [`absent_type!`] for types the schema references but leaves out.
 
+// The models and every format's glue, generated or not, are safe Rust.
+#![forbid(unsafe_code)]
+
 #[macro_use]
 mod absent;
 pub mod proto;
