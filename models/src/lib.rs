@@ -31,6 +31,9 @@ mod generated {
 
 pub use generated::*;
 
+/// TDLib's base64 for `bytes`: the standard alphabet, padded.
+pub(crate) const TDLIB_BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
 /// The `.proto` file describing the protobuf encoding, as generated from the schema.
 pub const PROTO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/td_api.proto"));
 

@@ -14,7 +14,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
-const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+use crate::TDLIB_BASE64 as BASE64;
 
 /// Serializes an int64 as TDLib writes it.
 pub struct Int64(pub i64);
@@ -69,23 +69,9 @@ impl Serialize for Base64Slice<'_> {
     }
 }
 
-/// Formats without allocating: i64::MIN has 20 characters.
+/// Formats without allocating, as the json-td writer does.
 fn format_i64(value: i64, buffer: &mut [u8; 20]) -> &str {
-    let mut n = value.unsigned_abs();
-    let mut at = buffer.len();
-    loop {
-        at -= 1;
-        buffer[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if value < 0 {
-        at -= 1;
-        buffer[at] = b'-';
-    }
-    std::str::from_utf8(&buffer[at..]).expect("ASCII digits")
+    std::str::from_utf8(crate::td_json::decimal(value, buffer)).expect("ASCII digits")
 }
 
 struct Int64Visitor;

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use crate::emit_types::{field_type, rust_type};
+use crate::emit_types::{field_type, pointee_type, rust_type};
 use crate::model::{Kind, Model, Struct};
 use crate::GenError;
 
@@ -100,11 +100,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "            match r.next_field(Self::JSON_FIELDS, &mut expected)? {{").unwrap();
     for (index, f) in s.fields.iter().enumerate() {
         let read = match &f.kind {
-            Kind::Object(_) => {
-                let inner = field_type(model, f);
-                let inner = inner.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')).expect("object fields are Option");
-                format!("r.optional(<{inner} as {RT}::TdJson>::read_json)")
-            }
+            Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
             kind => read_expression(model, kind),
         };
         writeln!(out, "                {index} => r.field(&mut field_{0}, \"{0}\", |r| {read})?,", f.tl_name).unwrap();

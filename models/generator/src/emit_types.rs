@@ -46,12 +46,16 @@ pub fn rust_type(model: &Model, kind: &Kind) -> String {
 /// The Rust type of a struct field: object pointers are `Option`, boxed where the model says.
 pub fn field_type(model: &Model, f: &Field) -> String {
     match &f.kind {
-        Kind::Object(t) => {
-            let name = model.target_rust_name(*t);
-            if f.boxed { format!("Option<Box<{name}>>") } else { format!("Option<{name}>") }
-        }
+        Kind::Object(_) => format!("Option<{}>", pointee_type(model, f)),
         kind => rust_type(model, kind),
     }
+}
+
+/// What an object field's `Option` holds: the target type, in a `Box` where the model says.
+pub fn pointee_type(model: &Model, f: &Field) -> String {
+    let Kind::Object(t) = &f.kind else { unreachable!("only object fields are pointers") };
+    let name = model.target_rust_name(*t);
+    if f.boxed { format!("Box<{name}>") } else { name.to_string() }
 }
 
 fn emit_struct(model: &Model, s: &Struct, out: &mut String) {

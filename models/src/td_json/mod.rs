@@ -18,7 +18,7 @@ mod reader;
 mod writer;
 
 pub use reader::{JsonReader, TypeKey, TypeName, FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, MAX_DEPTH};
-pub use writer::{unicode_escape, JsonWriter};
+pub use writer::{decimal, unicode_escape, JsonWriter};
 
 use std::borrow::Cow;
 use std::fmt;

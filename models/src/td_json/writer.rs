@@ -88,25 +88,7 @@ impl<'o> JsonWriter<'o> {
 
     fn integer(&mut self, value: i64) {
         let mut buffer = [0u8; 20];
-        let mut at = buffer.len();
-        let mut n = value.unsigned_abs();
-        while n >= 100 {
-            let pair = (n % 100) as usize * 2;
-            n /= 100;
-            at -= 2;
-            buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-        }
-        if n >= 10 {
-            at -= 2;
-            buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[n as usize * 2..n as usize * 2 + 2]);
-        } else {
-            at -= 1;
-            buffer[at] = b'0' + n as u8;
-        }
-        if value < 0 {
-            self.out.push(b'-');
-        }
-        self.out.extend_from_slice(&buffer[at..]);
+        self.out.extend_from_slice(decimal(value, &mut buffer));
     }
 
     /// `1.500000`: what TDLib's `%f`-style formatting gives, by Rust's exact decimal expansion.
@@ -157,7 +139,7 @@ impl<'o> JsonWriter<'o> {
         let start = self.out.len();
         let len = value.len().div_ceil(3) * 4;
         self.out.resize(start + len + 2, b'"');
-        let written = BASE64.encode_slice(value, &mut self.out[start + 1..start + 1 + len]).expect("the slice has the encoded length");
+        let written = crate::TDLIB_BASE64.encode_slice(value, &mut self.out[start + 1..start + 1 + len]).expect("the slice has the encoded length");
         debug_assert_eq!(written, len);
     }
 
@@ -175,14 +157,37 @@ impl<'o> JsonWriter<'o> {
     }
 }
 
+/// `value` in decimal, written two digits per step at the end of `buffer` (i64::MIN takes all
+/// 20 bytes); the serde glue formats int64 with it too.
+pub fn decimal(value: i64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut at = buffer.len();
+    let mut n = value.unsigned_abs();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        at -= 2;
+        buffer[at..at + 2].copy_from_slice(&DIGIT_PAIRS[n as usize * 2..n as usize * 2 + 2]);
+    } else {
+        at -= 1;
+        buffer[at] = b'0' + n as u8;
+    }
+    if value < 0 {
+        at -= 1;
+        buffer[at] = b'-';
+    }
+    &buffer[at..]
+}
+
 /// `\uXXXX` with lowercase hex, as TDLib writes a UTF-16 unit (also used by the `json` codec's
 /// formatter, so both writers escape alike by construction).
 pub fn unicode_escape(unit: u16) -> [u8; 6] {
     let hex = |shift: u16| HEX[usize::from((unit >> shift) & 0xf)];
     [b'\\', b'u', hex(12), hex(8), hex(4), hex(0)]
 }
-
-const BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 #[cfg(test)]
 mod tests {
