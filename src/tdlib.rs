@@ -120,26 +120,10 @@ impl Client<'_> {
     /// Sends `request` (a JSON object) with a fresh `@extra` and returns TDLib's answer to it
     /// exactly as received, skipping updates.
     pub fn call(&mut self, request: &str) -> Result<String, String> {
-        let extra = self.next_extra;
-        self.next_extra += 1;
+        let extra = self.next_extra();
         let body = request.strip_suffix('}').ok_or("a request is a JSON object")?;
         let tagged = CString::new(format!("{body},\"@extra\":{extra}}}")).map_err(|e| e.to_string())?;
-        // SAFETY: the request is NUL-terminated and outlives the call.
-        unsafe { (self.td.send)(self.id, tagged.as_ptr()) };
-        let marker = format!("\"@extra\":{extra},");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            // SAFETY: the answer is valid until the next td_receive; it is copied at once.
-            let answer = unsafe { (self.td.receive)(1.0) };
-            if answer.is_null() {
-                continue;
-            }
-            let answer = unsafe { CStr::from_ptr(answer) }.to_string_lossy().into_owned();
-            if answer.contains(&marker) {
-                return Ok(answer);
-            }
-        }
-        Err(format!("TDLib did not answer {request} within 30 s"))
+        self.round_trip(tagged.as_bytes_with_nul(), extra, |answer| String::from_utf8_lossy(answer).into_owned())
     }
 
     /// Closes the client and waits until TDLib says it is closed: a process that exits with a

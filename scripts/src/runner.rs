@@ -281,11 +281,14 @@ fn link_layout(tree: &Path, target: &Path, role: &str, seed: u32) -> Result<(), 
     Ok(())
 }
 
-/// Names a worker binary lists under `key` (`lanes`, `implementations`).
-fn listed(worker: &Path, key: &str) -> Result<Vec<String>, Failure> {
+/// What a worker binary lists (`worker --list`): its lanes and its implementations.
+fn listed(worker: &Path) -> Result<(Vec<String>, Vec<String>), Failure> {
     let output = Command::new(worker).arg("--list").output().map_err(|e| environment(format!("cannot run {}: {e}", worker.display())))?;
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| environment(format!("worker --list: {e}")))?;
-    Ok(list[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default())
+    let names = |key: &str| -> Vec<String> {
+        list[key].as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect()).unwrap_or_default()
+    };
+    Ok((names("lanes"), names("implementations")))
 }
 
 /// The lanes and implementations asked for, checked against what the current worker knows.
@@ -293,9 +296,10 @@ fn listed(worker: &Path, key: &str) -> Result<Vec<String>, Failure> {
 /// instructions are counted, they are left out with a line saying so (asked for by name, the
 /// run stops instead).
 fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<String>), Failure> {
-    let lanes = options::select(&options.lanes, &listed(worker, "lanes")?, "lane", "--data").map_err(environment)?;
+    let (known_lanes, known_implementations) = listed(worker)?;
+    let lanes = options::select(&options.lanes, &known_lanes, "lane", "--data").map_err(environment)?;
     let mut implementations =
-        options::select(&options.implementations, &listed(worker, "implementations")?, "implementation", "--serializer").map_err(environment)?;
+        options::select(&options.implementations, &known_implementations, "implementation", "--serializer").map_err(environment)?;
     let needs_tdlib = |name: &String| tdbench::registry::implementation(name).is_ok_and(|i| i.needs_tdlib());
     let why_not = if !tdbench::tdlib::Tdjson::path().exists() {
         Some(tdbench::tdlib::HOW_TO_ENABLE.to_string())
@@ -320,7 +324,7 @@ fn selection(worker: &Path, options: &Options) -> Result<(Vec<String>, Vec<Strin
 /// current tree only for an implementation the baseline's worker does not list.
 fn entries(trees: &Trees, lanes: &[String], implementations: &[String]) -> Result<BTreeMap<String, Vec<plan::Entry>>, Failure> {
     let in_baseline = match &trees.baseline {
-        Some((_, target)) => listed(&target.join("release/worker"), "implementations")?,
+        Some((_, target)) => listed(&target.join("release/worker"))?.1,
         None => Vec::new(),
     };
     let new: Vec<&String> = implementations.iter().filter(|i| trees.baseline.is_some() && !in_baseline.contains(i)).collect();

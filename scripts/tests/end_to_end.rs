@@ -35,6 +35,17 @@ fn throwaway_repository() -> PathBuf {
 
 const TINY: &[&str] = &["--duration", "20", "--warmup", "5", "--rounds", "1", "--confirm-rounds", "1", "--allocation-iterations", "40", "--ci"];
 
+/// Commits `code` inserted at the start of tl's decode, before its reader is made.
+fn commit_before_tl_read(repo: &Path, code: &str, message: &str) {
+    let tl = repo.join("src/codecs/tl.rs");
+    let original = std::fs::read_to_string(&tl).unwrap();
+    let anchor = "        let mut reader = TlReader::new(bytes);";
+    let changed = original.replace(anchor, &format!("{code}{anchor}"));
+    assert_ne!(changed, original);
+    std::fs::write(&tl, changed).unwrap();
+    git(repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", message]);
+}
+
 fn run(repo: &Path, extra: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_run")).args(TINY).args(extra).current_dir(repo).output().unwrap();
     eprintln!("--- run {extra:?}: {}\n{}", output.status, String::from_utf8_lossy(&output.stderr));
@@ -171,15 +182,11 @@ fn run_sh_end_to_end() {
         results["comparisons"].as_array().unwrap().iter().filter(|c| c["metric"] == "instructions").collect();
     assert_eq!(counts.len(), 2, "encode and decode counted");
     assert!(counts.iter().all(|c| c["change"] == 0.0 && c["baseline"].as_f64().unwrap() > 0.0), "{counts:?}");
-    let tl = repo.join("src/codecs/tl.rs");
-    let original = std::fs::read_to_string(&tl).unwrap();
-    let more_work = original.replace(
-        "        let mut reader = TlReader::new(bytes);",
-        "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n        let mut reader = TlReader::new(bytes);",
+    commit_before_tl_read(
+        &repo,
+        "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n",
+        "more work in tl decode",
     );
-    assert_ne!(more_work, original);
-    std::fs::write(&tl, more_work).unwrap();
-    git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "more work in tl decode"]);
     let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions", "--baseline", "HEAD~1"]);
     assert_eq!(output.status.code(), Some(1));
     let (_, results) = merge(&build);
@@ -192,15 +199,7 @@ fn run_sh_end_to_end() {
     git(&repo, &["reset", "-q", "--hard", "HEAD~1"]);
 
     // One more allocation in tl's decode fails the gate, naming lane, implementation, operation.
-    let tl = repo.join("src/codecs/tl.rs");
-    let original = std::fs::read_to_string(&tl).unwrap();
-    let slower = original.replace(
-        "        let mut reader = TlReader::new(bytes);",
-        "        std::hint::black_box(Box::new(0u64));\n        let mut reader = TlReader::new(bytes);",
-    );
-    assert_ne!(slower, original);
-    std::fs::write(&tl, slower).unwrap();
-    git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "allocate once more in tl decode"]);
+    commit_before_tl_read(&repo, "        std::hint::black_box(Box::new(0u64));\n", "allocate once more in tl decode");
     let output = run(&repo, &["--data", "status", "--serializer", "tl", "--baseline", "HEAD~1"]);
     assert_eq!(output.status.code(), Some(1));
     let (_, results) = merge(&build);

@@ -13,6 +13,7 @@ pub mod instructions;
 pub mod machine;
 pub mod result;
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -21,12 +22,10 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 use tdbench_models::Object;
 
-use std::cell::RefCell;
-
 use crate::codecs::json::Json;
-use crate::tdlib::{echo_method, Client, Tdjson, HOW_TO_ENABLE};
 use crate::corpus::{lanes, Corpus, Payload};
 use crate::registry::{self, Floor, Implementation};
+use crate::tdlib::{echo_method, Client, Tdjson, HOW_TO_ENABLE};
 use crate::validate::validate_payload;
 use crate::Codec;
 use result::{BatchStats, CorpusSummary, OperationResult, Proof, Settings, Tree, WorkerResult, SCHEMA_VERSION};
@@ -205,6 +204,11 @@ fn kernels<'a>(implementation: Implementation, payloads: &[&'a Payload], client:
     })
 }
 
+/// What `testCallEmpty` answers: `ok`.
+fn empty_call_answer() -> Object {
+    Object::Ok(tdbench_models::Ok::default())
+}
+
 /// TDLib must answer every call with the payload itself (and the empty call with `ok`), read
 /// back by the codec on our side, before its round trips are timed.
 fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), String> {
@@ -213,7 +217,7 @@ fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), Str
         let mut client = client.borrow_mut();
         if calls.is_empty() {
             let answer = round_trip(*codec, &mut client, None, buffer)?;
-            if answer != Object::Ok(tdbench_models::Ok::default()) {
+            if answer != empty_call_answer() {
                 return Err(format!("TDLib answered testCallEmpty with `{}`, not `ok`", answer.tl_name()));
             }
         }
@@ -236,7 +240,7 @@ fn proof(kernel: &Kernel) -> (Proof, f64) {
         Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
         Kernel::Memcpy { inputs } => inputs.iter().map(|i| i.to_vec()).collect(),
         // What TDLib answered, as read back (checked equal to the payloads before timing).
-        Kernel::RoundTrip { calls, .. } if calls.is_empty() => vec![encode_with(&Json, &Object::Ok(tdbench_models::Ok::default()))],
+        Kernel::RoundTrip { calls, .. } if calls.is_empty() => vec![encode_with(&Json, &empty_call_answer())],
         Kernel::RoundTrip { calls, .. } => calls.iter().map(|c| encode_with(&Json, c.value)).collect(),
     };
     let mut hash = Sha256::new();
