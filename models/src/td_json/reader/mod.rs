@@ -1,0 +1,234 @@
+//! The pull reader: tokens are read where they lie in the input; numbers are parsed in place,
+//! strings are copied (unescaped) once into the `String` the model keeps, base64 is decoded
+//! straight into the model's `Vec<u8>`, and vectors are allocated at their final length.
+//!
+//! One concern per file, as serde_json splits its reader: this file holds the cursor, depth and
+//! errors; [`object`] the objects, their `@type` and fields; [`vector`] the arrays; [`number`]
+//! the literals and numbers; [`string`] strings and base64; [`skip`] unknown members.
+
+mod number;
+mod object;
+mod skip;
+mod string;
+mod vector;
+
+use std::borrow::Cow;
+
+use super::JsonError;
+
+/// Objects and arrays nest at most this deep (serde_json's limit too); deeper input is refused
+/// rather than recursed into.
+pub const MAX_DEPTH: u32 = 128;
+
+/// [`JsonReader::next_field`]'s answer after the object's last member.
+pub const FIELD_END: usize = usize::MAX - 2;
+/// [`JsonReader::next_field`]'s answer for an `@type` member.
+pub const FIELD_TYPE: usize = usize::MAX - 1;
+/// [`JsonReader::next_field`]'s answer for a member that is not a field of the object.
+pub const FIELD_UNKNOWN: usize = usize::MAX;
+
+/// Array elements read onto the stack per recursive call of [`JsonReader::vector`].
+const CHUNK: usize = 8;
+
+/// Stack the reader may use before arrays stop being read in chunks on the stack and the rest
+/// of an array is counted ahead instead; `tests/json_td.rs` reads a 200,000-element array on a
+/// 512 KB thread stack. Nesting is bounded separately by [`MAX_DEPTH`].
+const CHUNK_STACK_BUDGET: usize = 256 * 1024;
+
+/// How the generated field loop treats an `@type` member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeKey {
+    /// Already read as the first member: another one is a duplicate.
+    Consumed,
+    /// Found by the slow path at this byte (the start of its key): skip that one, refuse others.
+    At(usize),
+    /// A field of a concrete type: TDLib (and serde's derived structs) ignore `@type` there.
+    Ignore,
+}
+
+/// The `@type` of an object: the name, and its [`tl_parser::name_hash`] for the dispatch.
+pub struct TypeName<'a> {
+    pub text: Cow<'a, [u8]>,
+    pub hash: u32,
+}
+
+/// A string token: where its content lies and what reading it will need.
+struct StringToken {
+    start: usize,
+    end: usize,
+    /// Length after unescaping, so the destination is allocated once at its final size.
+    unescaped_len: usize,
+    has_escapes: bool,
+}
+
+/// A number token; `magnitude` is `None` when the number has a fraction or exponent or does
+/// not fit a u64.
+struct NumberToken {
+    start: usize,
+    end: usize,
+    negative: bool,
+    is_integer: bool,
+    magnitude: Option<u64>,
+}
+
+pub struct JsonReader<'a> {
+    input: &'a [u8],
+    pos: usize,
+    depth: u32,
+    /// Right after `{` or `[`: the next member comes without a comma.
+    after_open: bool,
+    /// Where the key of the member being read starts, for errors about it.
+    key_at: usize,
+    /// The address of a local in [`JsonReader::new`]: where the reader's stack use starts.
+    stack_base: usize,
+}
+
+impl<'a> JsonReader<'a> {
+    pub fn new(input: &'a [u8]) -> Self {
+        let base = 0u8;
+        let stack_base = std::ptr::addr_of!(base) as usize;
+        JsonReader { input, pos: 0, depth: 0, after_open: false, key_at: 0, stack_base }
+    }
+
+    /// Succeeds when only whitespace is left.
+    pub fn finish(&mut self) -> Result<(), JsonError> {
+        self.skip_whitespace();
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.error_here("trailing characters after the object")),
+        }
+    }
+
+    pub fn error_at(&self, offset: usize, message: impl Into<Cow<'static, str>>) -> JsonError {
+        JsonError::new(offset, message)
+    }
+
+    fn error_here(&self, message: impl Into<Cow<'static, str>>) -> JsonError {
+        self.error_at(self.pos.min(self.input.len()), message)
+    }
+
+    fn unexpected(&self, expected: &str) -> JsonError {
+        match self.peek() {
+            None => self.error_here(format!("unexpected end of input, expected {expected}")),
+            Some(byte) => self.error_here(format!("expected {expected}, found {}", describe(byte))),
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// Skips whitespace and consumes `byte`, or fails naming what was expected.
+    #[inline]
+    fn expect(&mut self, byte: u8, expected: &str) -> Result<(), JsonError> {
+        self.skip_whitespace();
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), JsonError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error_here(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        self.depth += 1;
+        self.after_open = true;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+        self.after_open = false;
+    }
+}
+
+fn describe(byte: u8) -> String {
+    match byte {
+        b'{' => "`{`".into(),
+        b'[' => "an array".into(),
+        b'"' => "a string".into(),
+        b'-' | b'0'..=b'9' => "a number".into(),
+        b't' | b'f' => "a boolean".into(),
+        b'n' => "null".into(),
+        0x20..=0x7e => format!("`{}`", char::from(byte)),
+        _ => format!("byte 0x{byte:02x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string::{needs_attention, NEEDS_ATTENTION};
+    use super::*;
+
+    #[test]
+    fn words_that_need_attention() {
+        for byte in 0..=255u8 {
+            for at in 0..8 {
+                let mut word = [b'a'; 8];
+                word[at] = byte;
+                assert_eq!(needs_attention(u64::from_le_bytes(word)), NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn int64_text_follows_str_parse() {
+        for text in ["0", "-0", "+5", "007", "-9223372036854775808", "9223372036854775807", "", "-", "+", "1 ", "9223372036854775808", "-9223372036854775809", "1_0"] {
+            assert_eq!(number::parse_i64(text.as_bytes()), text.parse::<i64>().ok(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn strings_unescape_to_their_exact_length() {
+        let input = br#""a\n\u00e9\u65e5\ud83d\ude00\/""#;
+        let mut r = JsonReader::new(input);
+        let s = r.string().unwrap();
+        assert_eq!(s, "a\n\u{e9}\u{65e5}\u{1f600}/");
+        assert_eq!(s.capacity(), s.len());
+    }
+
+    #[test]
+    fn lone_surrogates_are_refused() {
+        for input in [&br#""\ud83d""#[..], br#""\ude00""#, br#""\ud83dx""#, br#""\ud83d\u0041""#] {
+            assert!(JsonReader::new(input).string().is_err(), "{}", String::from_utf8_lossy(input));
+        }
+    }
+
+    #[test]
+    fn skipping_an_unknown_array_or_object_stops_at_its_own_end() {
+        let input = br#"{"x":[1,{"y":[2,"]}"]}],"z":{"a":{}}, "w": 3}"#;
+        let mut r = JsonReader::new(input);
+        r.begin_object().unwrap();
+        let fields: &[&[u8]] = &[b"w\":", b"z\":"];
+        let mut expected = 0;
+        let mut seen = Vec::new();
+        loop {
+            match r.next_field(fields, &mut expected).unwrap() {
+                FIELD_END => break,
+                field => seen.push(field),
+            }
+            r.skip_value().unwrap();
+        }
+        assert_eq!(seen, [FIELD_UNKNOWN, 1, 0]);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn elements_are_counted_before_the_vector_is_allocated() {
+        let input = br#"[ "a,]", "b\"]", "c" ]"#;
+        let v = JsonReader::new(input).vector(|r| r.string()).unwrap();
+        assert_eq!(v, ["a,]", "b\"]", "c"]);
+        assert_eq!(v.capacity(), 3);
+    }
+}

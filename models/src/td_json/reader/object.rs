@@ -1,0 +1,297 @@
+//! Objects: `{`, `@type` read first (or found by a rescan), members matched against the
+//! fields expected next, and the names the generated dispatch hashes.
+
+use std::borrow::Cow;
+
+use super::{JsonError, JsonReader, TypeKey, TypeName, FIELD_END, FIELD_TYPE, FIELD_UNKNOWN};
+
+impl<'a> JsonReader<'a> {
+    /// Consumes `{`.
+    #[inline]
+    pub fn begin_object(&mut self) -> Result<(), JsonError> {
+        self.expect(b'{', "an object")?;
+        self.enter()
+    }
+
+    /// Consumes `{` of an object of a concrete type, and its `@type` member if that comes first
+    /// (as TDLib writes it). `@type` is ignored there, as TDLib and serde's derived structs
+    /// ignore it: the field's type says what the object is.
+    #[inline]
+    pub fn begin_concrete_object(&mut self) -> Result<(), JsonError> {
+        self.begin_object()?;
+        if self.leading_type_key()? {
+            self.skip_whitespace();
+            if self.peek() == Some(b'"') { self.type_name()?; } else { self.skip_value()?; }
+        }
+        Ok(())
+    }
+
+    /// Right after `{`: consumes `"@type":` when the object starts with it, as TDLib writes.
+    #[inline]
+    pub(super) fn leading_type_key(&mut self) -> Result<bool, JsonError> {
+        self.skip_whitespace();
+        if self.input.get(self.pos..self.pos + 7) != Some(b"\"@type\"") {
+            return Ok(false);
+        }
+        self.pos += 7;
+        self.expect(b':', "`:`")?;
+        self.after_open = false;
+        Ok(true)
+    }
+
+    /// Moves to the next member of the object being read: consumes the `,` before it, or the
+    /// `}` that ends the object (then `None`). Returns where the member's key starts.
+    #[inline]
+    pub(super) fn next_member(&mut self) -> Result<Option<usize>, JsonError> {
+        self.skip_whitespace();
+        let closes = self.peek() == Some(b'}');
+        if closes {
+            self.pos += 1;
+            self.leave();
+            return Ok(None);
+        }
+        if !self.after_open {
+            // Between members: a comma, then a key (a `}` after the comma is refused below).
+            if self.peek() != Some(b',') {
+                return Err(self.unexpected("`,` or `}`"));
+            }
+            self.pos += 1;
+            self.skip_whitespace();
+        }
+        self.after_open = false;
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected("a key"));
+        }
+        Ok(Some(self.pos))
+    }
+
+    /// The next member of an object whose field keys are `fields` (in declaration order, each
+    /// written as TDLib writes it: `name":`): which field it is — an index into `fields`,
+    /// [`FIELD_TYPE`] for `@type`, [`FIELD_UNKNOWN`] — or [`FIELD_END`] after the object's `}`.
+    /// The key and its `:` are consumed; where the key started is kept for errors about it.
+    ///
+    /// TDLib writes fields in declaration order, compactly, leaving out null objects, so the
+    /// key is first compared with the fields from the one after the field read last
+    /// (`expected`) on, as bytes up to and including the `:`; only when none matches is the key
+    /// read and looked up. Both comparisons are exact: an unknown key is never taken for a
+    /// known one.
+    #[inline]
+    pub fn next_field(&mut self, fields: &[&[u8]], expected: &mut usize) -> Result<usize, JsonError> {
+        let input = self.input;
+        let mut at = self.pos;
+        if input.get(at) == Some(&b'}') {
+            self.pos = at + 1;
+            self.leave();
+            return Ok(FIELD_END);
+        }
+        let separator = if self.after_open { b'"' } else { b',' };
+        if input.get(at) == Some(&separator) {
+            at += usize::from(!self.after_open);
+            if input.get(at) == Some(&b'"') {
+                let rest = &input[at + 1..];
+                let start = (*expected).min(fields.len());
+                if let Some(offset) = fields[start..].iter().position(|key| starts_with(rest, key)) {
+                    let field = start + offset;
+                    self.key_at = at;
+                    self.pos = at + 1 + fields[field].len();
+                    self.after_open = false;
+                    *expected = field + 1;
+                    return Ok(field);
+                }
+            }
+        }
+        self.next_field_slow(fields, expected)
+    }
+
+    /// [`Self::next_field`] for anything but a compact, expected key: whitespace, `}`, a key
+    /// out of order, unknown or written with escapes.
+    #[inline(never)]
+    pub(super) fn next_field_slow(&mut self, fields: &[&[u8]], expected: &mut usize) -> Result<usize, JsonError> {
+        let Some(key_at) = self.next_member()? else {
+            return Ok(FIELD_END);
+        };
+        self.key_at = key_at;
+        let field = self.look_up_key(fields)?;
+        if field < fields.len() {
+            *expected = field + 1;
+        }
+        self.expect(b':', "`:`")?;
+        Ok(field)
+    }
+
+    /// Reads a key that is not the expected one and finds it among `fields` (which end in `":`).
+    pub(super) fn look_up_key(&mut self, fields: &[&[u8]]) -> Result<usize, JsonError> {
+        let key = self.name()?;
+        Ok(if &*key == b"@type" {
+            FIELD_TYPE
+        } else {
+            fields.iter().position(|name| name.len() == key.len() + 2 && name.starts_with(&key)).unwrap_or(FIELD_UNKNOWN)
+        })
+    }
+
+    /// Reads the `@type` of an object of an abstract type: consumes `{`, then reads `@type` if it
+    /// is the first member (TDLib always writes it first). Otherwise scans the members for it and
+    /// rewinds, so the fields are read from the start with the `@type` member's position noted.
+    /// `None` when the object has no `@type`.
+    #[inline]
+    pub fn begin_typed_object(&mut self) -> Result<(Option<TypeName<'a>>, TypeKey), JsonError> {
+        self.begin_object()?;
+        let members_start = self.pos;
+        if self.leading_type_key()? {
+            return Ok((Some(self.type_name()?), TypeKey::Consumed));
+        }
+        self.find_type_name(members_start)
+    }
+
+    /// The slow path of [`Self::begin_typed_object`]: `@type` is not the first member, or its
+    /// key is written with escapes.
+    #[cold]
+    pub(super) fn find_type_name(&mut self, members_start: usize) -> Result<(Option<TypeName<'a>>, TypeKey), JsonError> {
+        let depth = self.depth;
+        while let Some(key_at) = self.next_member()? {
+            let key = self.name()?;
+            self.expect(b':', "`:`")?;
+            if &*key == b"@type" {
+                let name = self.type_name()?;
+                self.pos = members_start;
+                self.depth = depth;
+                self.after_open = true;
+                return Ok((Some(name), TypeKey::At(key_at)));
+            }
+            self.skip_value()?;
+        }
+        Ok((None, TypeKey::Consumed))
+    }
+
+    /// The `@type` name, hashed while it is scanned.
+    #[inline]
+    pub(super) fn type_name(&mut self) -> Result<TypeName<'a>, JsonError> {
+        self.skip_whitespace();
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected("the `@type` name as a string"));
+        }
+        let start = self.pos + 1;
+        let input: &'a [u8] = self.input;
+        let mut hash = tl_parser::NAME_HASH_SEED;
+        let mut i = start;
+        while let Some(&byte) = input.get(i) {
+            if !NAME_BYTE[byte as usize] {
+                break;
+            }
+            hash = tl_parser::name_hash_step(hash, byte);
+            i += 1;
+        }
+        if input.get(i) == Some(&b'"') {
+            self.pos = i + 1;
+            return Ok(TypeName { text: Cow::Borrowed(&input[start..i]), hash });
+        }
+        // Escapes or characters no schema name has: read it in full, then hash it.
+        let text = self.name()?;
+        let hash = tl_parser::name_hash(&text);
+        Ok(TypeName { text, hash })
+    }
+
+    /// A string used as a name (key or `@type`): borrowed from the input unless it has escapes.
+    #[inline]
+    pub(super) fn name(&mut self) -> Result<Cow<'a, [u8]>, JsonError> {
+        let start = self.pos + 1;
+        let input: &'a [u8] = self.input;
+        // Names of the schema are plain ASCII identifiers: find the closing quote directly.
+        let mut i = start;
+        while input.get(i).is_some_and(|&byte| NAME_BYTE[byte as usize] || byte == b'@') {
+            i += 1;
+        }
+        if input.get(i) == Some(&b'"') {
+            self.pos = i + 1;
+            return Ok(Cow::Borrowed(&input[start..i]));
+        }
+        let token = self.scan_string()?;
+        self.content(&token)
+    }
+
+    /// Handles an `@type` member met in the field loop, as `type_key` says.
+    pub fn type_member(&mut self, type_key: TypeKey) -> Result<(), JsonError> {
+        match type_key {
+            TypeKey::At(at) if at == self.key_at => self.skip_value(),
+            TypeKey::Ignore => self.skip_value(),
+            _ => Err(self.error_at(self.key_at, "duplicate field `@type`")),
+        }
+    }
+
+    /// Reads a field's value into its slot; a second occurrence of the field is an error.
+    #[inline]
+    pub fn field<T>(
+        &mut self,
+        slot: &mut Option<T>,
+        name: &'static str,
+        read: impl FnOnce(&mut Self) -> Result<T, JsonError>,
+    ) -> Result<(), JsonError> {
+        if slot.is_some() {
+            return Err(self.error_at(self.key_at, format!("duplicate field `{name}`")));
+        }
+        *slot = Some(read(self)?);
+        Ok(())
+    }
+
+    /// The error for an `@type` that is not a constructor of `expected`.
+    #[cold]
+    pub fn unknown_constructor(&self, name: &[u8], expected: &str) -> JsonError {
+        let name = String::from_utf8_lossy(name);
+        let message = if crate::ABSENT_TYPES.contains(&name.as_ref()) {
+            crate::absent::absent_message(&name)
+        } else if crate::CONSTRUCTORS.iter().any(|(known, _)| *known == name) {
+            format!("`{name}` is not a constructor of `{expected}`")
+        } else {
+            format!("unknown @type `{name}` (not in the schema)")
+        };
+        self.error_here(message)
+    }
+
+    #[cold]
+    pub fn missing_type(&self, expected: &str) -> JsonError {
+        self.error_here(format!("missing `@type` in an object of type `{expected}`"))
+    }
+
+    #[cold]
+    pub fn absent(&self, tl_name: &str) -> JsonError {
+        self.error_here(crate::absent::absent_message(tl_name))
+    }
+}
+
+/// Bytes of TL identifiers: letters, digits, `_`.
+pub(super) static NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = matches!(b as u8, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_');
+        b += 1;
+    }
+    table
+};
+
+/// `haystack.starts_with(needle)` for the short keys of the schema, without a call to `memcmp`:
+/// whole 8-byte words, then the tail as one overlapping word (4-byte words, or byte by byte,
+/// when shorter).
+#[inline(always)]
+pub(super) fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
+    let n = needle.len();
+    let Some(hay) = haystack.get(..n) else {
+        return false;
+    };
+    if n < 8 {
+        if n >= 4 {
+            let word = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+            return word(hay, 0) == word(needle, 0) && word(hay, n - 4) == word(needle, n - 4);
+        }
+        return hay.iter().zip(needle).all(|(a, b)| a == b);
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    while i + 8 <= n {
+        if word(hay, i) != word(needle, i) {
+            return false;
+        }
+        i += 8;
+    }
+    i == n || word(hay, n - 8) == word(needle, n - 8)
+}
