@@ -1,25 +1,19 @@
-//! The parser against TDLib's whole public schema (`../shared/upstream/td_api.tl`, beside the
-//! project root), when that file is present.
+//! The parser against TDLib's whole public schema: its declarations, committed as test data in
+//! `models/testdata/td_api_full.tl`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use tl_parser::{parse_schema, Category};
 
-fn upstream() -> Option<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/td_api.tl");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(_) => {
-            println!("note: {} is absent; skipping the full-schema parser test", path.display());
-            None
-        }
-    }
+fn upstream() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/td_api_full.tl");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
 fn parses_the_whole_upstream_schema() {
-    let Some(text) = upstream() else { return };
+    let text = upstream();
     let definitions = parse_schema(&text).expect("td_api.tl parses");
     let declarations = text.lines().filter(|l| !l.starts_with("//") && l.trim_end().ends_with(';')).count();
     assert_eq!(definitions.len(), declarations, "one definition per declaration line");
