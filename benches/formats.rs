@@ -1,17 +1,17 @@
 //! Criterion benches: every implementation × lane × operation, with `Throughput::Bytes` of the
 //! implementation's own encoding, filterable: `cargo bench --bench formats -- messages`.
 //!
-//! They use the registry, corpus and validation the worker uses, so `cargo bench` and
+//! They run the worker's own kernels ([`tdbench::worker::kernels`] through
+//! [`tdbench::worker::measured_loop`]) on the corpus the worker validates, so `cargo bench` and
 //! `./run.sh` cannot measure different code. Criterion times everything in one process, one
 //! after another: fine for exploring, while the gate's numbers come from `./run.sh`'s fresh,
 //! balanced processes.
 
-use std::hint::black_box;
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tdbench::corpus::{lanes::LANES, Corpus};
-use tdbench::registry::{self, Floor, Implementation};
+use tdbench::registry;
 use tdbench::validate::validate_payload;
+use tdbench::worker::{kernels, measured_loop, proof};
 
 fn formats(c: &mut Criterion) {
     let corpus = Corpus::load(&Corpus::default_dir()).unwrap_or_else(|errors| {
@@ -26,66 +26,17 @@ fn formats(c: &mut Criterion) {
             continue;
         }
         let mut group = c.benchmark_group(lane.name);
-        for implementation in registry::implementations() {
-            let name = implementation.name();
-            match implementation {
-                Implementation::Codec(codec) => {
-                    let encoded: Vec<Vec<u8>> = payloads
-                        .iter()
-                        .map(|p| {
-                            let mut out = Vec::new();
-                            codec.encode(&p.value, &mut out).expect("validated");
-                            out
-                        })
-                        .collect();
-                    let bytes: usize = encoded.iter().map(Vec::len).sum();
-                    group.throughput(Throughput::Bytes(bytes as u64));
-                    let mut buffer = Vec::new();
-                    group.bench_function(BenchmarkId::new("encode", name), |b| {
-                        b.iter(|| {
-                            for p in &payloads {
-                                buffer.clear();
-                                codec.encode(&p.value, &mut buffer).expect("validated");
-                                black_box(&buffer);
-                            }
-                        })
-                    });
-                    group.bench_function(BenchmarkId::new("decode", name), |b| {
-                        b.iter(|| {
-                            for bytes in &encoded {
-                                drop(black_box(codec.decode(bytes).expect("validated")));
-                            }
-                        })
-                    });
-                }
-                Implementation::Floor(Floor::Clone) => {
-                    let bytes: usize = payloads.iter().map(|p| p.json.len()).sum();
-                    group.throughput(Throughput::Bytes(bytes as u64));
-                    group.bench_function(BenchmarkId::new("decode", name), |b| {
-                        b.iter(|| {
-                            for p in &payloads {
-                                drop(black_box(p.value.clone()));
-                            }
-                        })
-                    });
-                }
-                // A live TDLib client's threads would colour everything measured after it in this
-                // process: TDLib round trips are measured by `./run.sh` only, one process each.
-                Implementation::Tdlib { .. } => {}
-                Implementation::Floor(Floor::Memcpy) => {
-                    let bytes: usize = payloads.iter().map(|p| p.json.len()).sum();
-                    group.throughput(Throughput::Bytes(bytes as u64));
-                    let mut buffer = Vec::new();
-                    group.bench_function(BenchmarkId::new("encode", name), |b| {
-                        b.iter(|| {
-                            for p in &payloads {
-                                buffer.clear();
-                                buffer.extend_from_slice(&p.json);
-                                black_box(&buffer);
-                            }
-                        })
-                    });
-                }
+        // A live TDLib client's threads would colour everything measured after it in this
+        // process: TDLib round trips are measured by `./run.sh` only, one process each.
+        for implementation in registry::implementations().into_iter().filter(|i| !i.needs_tdlib()) {
+            for kernel in kernels(implementation, &payloads, None).expect("kernels of a validated lane") {
+                let (_, bytes_per_payload) = proof(&kernel);
+                group.throughput(Throughput::Bytes((bytes_per_payload * kernel.len() as f64) as u64));
+                let (mut cursor, mut buffer) = (0, Vec::new());
+                // One iteration: every payload of the lane once.
+                group.bench_function(BenchmarkId::new(kernel.operation().as_str(), implementation.name()), |b| {
+                    b.iter(|| measured_loop(&kernel, kernel.len() as u64, &mut cursor, &mut buffer))
+                });
             }
         }
         group.finish();

@@ -1,21 +1,48 @@
-//! A global allocator that counts, for the allocation pass: allocations (and reallocations) and
-//! the bytes they ask for. Counting is off except between [`start`] and [`stop`], so the timed
-//! loop pays one relaxed load per allocation, the same for every implementation.
+//! The one counting allocator: the worker's allocation pass and the tests that bound or compare
+//! allocations all install it (`#[global_allocator]`) and read it through [`measure`].
+//!
+//! Counting is per thread and off except inside [`measure`], so the timed loop pays one
+//! thread-local load per allocation, the same for every implementation, and tests running in
+//! parallel threads do not count each other's allocations.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::cell::Cell;
 
 pub struct CountingAllocator;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
+/// What one thread allocated while counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Allocations and reallocations.
+    pub allocations: u64,
+    /// Bytes they asked for.
+    pub bytes: u64,
+    /// The largest single request.
+    pub largest: usize,
+}
 
+#[derive(Clone, Copy)]
+struct State {
+    on: bool,
+    counts: Counts,
+}
+
+thread_local! {
+    static STATE: Cell<State> = const { Cell::new(State { on: false, counts: Counts { allocations: 0, bytes: 0, largest: 0 } }) };
+}
+
+#[inline]
 fn record(size: usize) {
-    if COUNTING.load(Relaxed) {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        BYTES.fetch_add(size as u64, Relaxed);
-    }
+    // `try_with`: allocations during the thread's own teardown are not counted, never a panic.
+    let _ = STATE.try_with(|state| {
+        let mut s = state.get();
+        if s.on {
+            s.counts.allocations += 1;
+            s.counts.bytes += size as u64;
+            s.counts.largest = s.counts.largest.max(size);
+            state.set(s);
+        }
+    });
 }
 
 unsafe impl GlobalAlloc for CountingAllocator {
@@ -39,14 +66,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
-pub fn start() {
-    ALLOCATIONS.store(0, Relaxed);
-    BYTES.store(0, Relaxed);
-    COUNTING.store(true, Relaxed);
-}
-
-/// Stops counting; returns (allocations, bytes) since [`start`].
-pub fn stop() -> (u64, u64) {
-    COUNTING.store(false, Relaxed);
-    (ALLOCATIONS.load(Relaxed), BYTES.load(Relaxed))
+/// Runs `f` with counting on for this thread; what it allocated. Only meaningful in a binary
+/// whose global allocator is [`CountingAllocator`] (otherwise every count is zero).
+pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Counts) {
+    let before = STATE.with(|s| s.replace(State { on: true, counts: Counts::default() }));
+    let value = f();
+    let after = STATE.with(|s| s.replace(before));
+    (value, after.counts)
 }

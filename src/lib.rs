@@ -6,6 +6,7 @@
 //! and the lanes that group them) → [`validate`] (every payload decodes, agrees and round-trips
 //! before anything is timed).
 
+pub mod alloc;
 pub mod codec;
 pub mod codecs;
 pub mod corpus;

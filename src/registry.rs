@@ -2,6 +2,8 @@
 //! them so each figure can be read against what no format can beat, and TDLib round trips
 //! (when libtdjson is installed) for what a request costs end to end.
 
+use tdbench_contract::{ImplementationKind, Operation};
+
 use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 use crate::Codec;
 
@@ -67,6 +69,24 @@ impl Implementation {
     /// What it needs beyond this build: libtdjson for the TDLib round trips.
     pub fn needs_tdlib(&self) -> bool {
         matches!(self, Implementation::Tdlib { .. })
+    }
+
+    pub fn kind(&self) -> ImplementationKind {
+        match self {
+            Implementation::Codec(_) => ImplementationKind::Codec,
+            Implementation::Floor(_) => ImplementationKind::Floor,
+            Implementation::Tdlib { .. } => ImplementationKind::Tdlib,
+        }
+    }
+
+    /// The operations its worker measures, in the order it measures them.
+    pub fn operations(&self) -> Vec<Operation> {
+        match self {
+            Implementation::Codec(_) => vec![Operation::Encode, Operation::Decode],
+            Implementation::Floor(Floor::Clone) => vec![Operation::Decode],
+            Implementation::Floor(Floor::Memcpy) => vec![Operation::Encode],
+            Implementation::Tdlib { .. } => vec![Operation::RoundTrip, Operation::EmptyCall],
+        }
     }
 }
 

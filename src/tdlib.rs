@@ -19,7 +19,7 @@ pub const SCHEMA_TDLIB_VERSION: &str = "1.8.66";
 
 /// What to print when TDLib is not there.
 pub const HOW_TO_ENABLE: &str =
-    "libtdjson not found: TDLib checks skipped. Enable them with `bash scripts/install-tdjson.sh` or TDJSON=/path/to/libtdjson.so";
+    "libtdjson not found: install it with `bash scripts/install-tdjson.sh`, or point TDJSON=/path/to/libtdjson.so at a build of TDLib";
 
 type CreateClientId = unsafe extern "C" fn() -> c_int;
 type Send = unsafe extern "C" fn(c_int, *const c_char);
@@ -37,11 +37,12 @@ pub struct Tdjson {
 }
 
 impl Tdjson {
-    /// Where the library is expected: `$TDJSON`, else this checkout's `.cache/tdjson/`.
+    /// Where the library is expected: `$TDJSON`, else `.cache/tdjson/` of the tree the process
+    /// runs in (the runner starts workers in their tree and names the library explicitly;
+    /// `cargo test` runs in the repository root). Never a path fixed at build time: it would
+    /// make two builds of one commit in two folders different binaries.
     pub fn path() -> PathBuf {
-        std::env::var_os("TDJSON")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/tdjson/libtdjson.so"))
+        std::env::var_os("TDJSON").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".cache/tdjson/libtdjson.so"))
     }
 
     /// `None` when there is no library at [`Tdjson::path`]; an error when there is one that

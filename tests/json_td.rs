@@ -11,54 +11,22 @@
 //! read some doubles one ulp off (`124632751502.125000`); the workspace now enables it.
 //! The one listed difference: `-0` in an integer field (see [`known_difference`]).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::HashMap;
 
+use tdbench::alloc::{measure, CountingAllocator};
 use tdbench::corpus::synth::Rng;
 use tdbench::corpus::Corpus;
 use tdbench::registry::codec;
 use tdbench::Codec;
 use tl_parser::{Category, Definition, Type};
 
-/// Counts this thread's allocations and the bytes they ask for.
-struct Counting;
-
-thread_local! {
-    static COUNTS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
-}
-
-fn record(size: usize) {
-    COUNTS.with(|c| {
-        let (n, bytes) = c.get();
-        c.set((n + 1, bytes + size as u64));
-    });
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record(new_size);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Allocations and bytes `f` makes on this thread.
 fn allocations<T>(f: impl FnOnce() -> T) -> (T, (u64, u64)) {
-    COUNTS.with(|c| c.set((0, 0)));
-    let value = f();
-    (value, COUNTS.with(Cell::get))
+    let (value, counts) = measure(f);
+    (value, (counts.allocations, counts.bytes))
 }
 
 fn json() -> &'static dyn Codec {

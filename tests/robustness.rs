@@ -2,39 +2,14 @@
 //! error or a value — never a panic, never an allocation larger than the input justifies, never
 //! unbounded recursion. A length prefix claiming a gigabyte in a short buffer fails cleanly.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
+use tdbench::alloc::{measure, CountingAllocator};
 use tdbench::corpus::synth::Rng;
 use tdbench::corpus::Corpus;
 use tdbench::registry::CODECS;
 use tdbench::{Codec, Object};
 
-/// Records the largest single allocation this thread asks for.
-struct LargestAllocation;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for LargestAllocation {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.with(|l| l.set(l.get().max(layout.size())));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.with(|l| l.set(l.get().max(new_size)));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: LargestAllocation = LargestAllocation;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// What an input of `len` bytes may make a decoder allocate at once: the decoded value is at
 /// most a small multiple of the input, and serde caps speculative pre-allocation at 1 MiB.
@@ -44,9 +19,8 @@ fn allowed(len: usize) -> usize {
 
 /// Decodes `input`, returning whether it decoded, and checks the allocation bound.
 fn decode_checked(codec: &dyn Codec, input: &[u8], what: &str) -> bool {
-    LARGEST.with(|l| l.set(0));
-    let result = codec.decode(input);
-    let largest = LARGEST.with(Cell::get);
+    let (result, counts) = measure(|| codec.decode(input));
+    let largest = counts.largest;
     assert!(
         largest <= allowed(input.len()),
         "{}: {what}: a {}-byte input made it allocate {largest} bytes at once",

@@ -75,3 +75,74 @@ pub fn prepare_baseline(sh: &Shell, root: &Path, dir: &Path, reference: &str, co
     }
     Ok(TreeInfo { reference: reference.into(), commit: commit.into(), dirty: false, path: dir.display().to_string() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with one commit in a fresh temporary folder.
+    fn repository(name: &str) -> (Shell, PathBuf, String) {
+        let root = std::env::temp_dir().join(format!("tdbench-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let sh = Shell::new().unwrap();
+        sh.change_dir(&root);
+        std::fs::write(root.join("README.md"), "hello\n").unwrap();
+        cmd!(sh, "git init -q -b main").quiet().run().unwrap();
+        cmd!(sh, "git add README.md").quiet().run().unwrap();
+        cmd!(sh, "git -c user.name=t -c user.email=t@t commit -q -m one").quiet().run().unwrap();
+        let commit = commit_of(&sh, "HEAD").unwrap();
+        (sh, root, commit)
+    }
+
+    #[test]
+    fn an_absent_worktree_is_created_and_a_clean_one_switched_keeping_untracked_files() {
+        let (sh, root, commit) = repository("create");
+        let info = prepare_baseline(&sh, &root, Path::new("baseline/tree"), "HEAD", &commit).unwrap();
+        assert_eq!(info.commit, commit);
+        let tree = root.join("baseline/tree");
+        assert!(tree.join("README.md").exists());
+        std::fs::write(tree.join("untracked.txt"), "mine").unwrap();
+        prepare_baseline(&sh, &root, Path::new("baseline/tree"), "HEAD", &commit).unwrap();
+        assert_eq!(std::fs::read_to_string(tree.join("untracked.txt")).unwrap(), "mine");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_worktree_with_tracked_changes_is_refused_and_left_untouched() {
+        let (sh, root, commit) = repository("dirty");
+        prepare_baseline(&sh, &root, Path::new("baseline/tree"), "HEAD", &commit).unwrap();
+        let readme = root.join("baseline/tree/README.md");
+        std::fs::write(&readme, "edited\n").unwrap();
+        let err = prepare_baseline(&sh, &root, Path::new("baseline/tree"), "HEAD", &commit).unwrap_err();
+        assert!(err.contains("tracked changes"), "{err}");
+        assert_eq!(std::fs::read_to_string(&readme).unwrap(), "edited\n");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_folder_that_is_not_a_worktree_of_this_repository_is_refused() {
+        let (sh, root, commit) = repository("foreign");
+        std::fs::create_dir_all(root.join("baseline/tree")).unwrap();
+        std::fs::write(root.join("baseline/tree/notes.txt"), "keep").unwrap();
+        let err = prepare_baseline(&sh, &root, Path::new("baseline/tree"), "HEAD", &commit).unwrap_err();
+        assert!(err.contains("not a worktree of this repository"), "{err}");
+        assert_eq!(std::fs::read_to_string(root.join("baseline/tree/notes.txt")).unwrap(), "keep");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_current_tree_is_refused_as_its_own_baseline() {
+        let (sh, root, commit) = repository("self");
+        let err = prepare_baseline(&sh, &root, &root, "HEAD", &commit).unwrap_err();
+        assert!(err.contains("is the current tree") || err.contains("not a worktree"), "{err}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn an_unknown_reference_is_named() {
+        let (sh, root, _) = repository("unknown");
+        assert_eq!(commit_of(&sh, "no-such-branch").unwrap_err(), "`no-such-branch` is not a commit of this repository");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

@@ -1,10 +1,11 @@
 //! The plan of a run: every worker slot in the order it runs, written before the first worker
-//! starts so the merger can tell a missing, duplicated, reordered or reused sample from a good
-//! one.
+//! starts so the gate can tell a missing, duplicated, reordered or reused sample from a good one,
+//! and what every sample must contain (the catalog's operations, the plan's settings).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tdbench_contract::{ImplementationInfo, Role, Settings, Stage};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -12,10 +13,30 @@ pub struct Plan {
     pub command: Vec<String>,
     pub lanes: Vec<String>,
     pub implementations: Vec<String>,
+    /// The current worker's catalog entry of every implementation measured.
+    pub catalog: Vec<ImplementationInfo>,
     pub baseline: Option<TreeInfo>,
     pub current: TreeInfo,
     pub settings: PlanSettings,
     pub slots: Vec<Slot>,
+}
+
+impl Plan {
+    pub fn tree(&self, role: Role) -> Option<&TreeInfo> {
+        match role {
+            Role::Baseline => self.baseline.as_ref(),
+            Role::Current => Some(&self.current),
+        }
+    }
+
+    pub fn implementation(&self, name: &str) -> Option<&ImplementationInfo> {
+        self.catalog.iter().find(|i| i.name == name)
+    }
+
+    /// Samples per role in the screen: two per round.
+    pub fn screen_samples(&self) -> u32 {
+        2 * self.settings.rounds
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,23 +48,15 @@ pub struct TreeInfo {
     pub path: String,
 }
 
+/// The run's settings: what every worker measures with, and how the gate judges.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanSettings {
-    #[serde(default = "time")]
-    pub measure: String,
-    #[serde(default)]
-    pub instruction_cycles: u64,
-    pub duration_ms: u64,
-    pub warmup_ms: u64,
+    #[serde(flatten)]
+    pub worker: Settings,
     pub rounds: u32,
     pub confirm_rounds: u32,
-    pub allocation_iterations: u64,
     pub threshold_percent: f64,
     pub allow_format_change: bool,
-}
-
-fn time() -> String {
-    "time".into()
 }
 
 /// One worker process.
@@ -51,16 +64,19 @@ fn time() -> String {
 pub struct Slot {
     pub lane: String,
     pub implementation: String,
-    pub role: String,
+    pub role: Role,
     pub sample: u32,
-    /// `screen` for the rounds every comparison gets, `confirm` for the re-runs.
-    pub stage: String,
+    pub stage: Stage,
 }
 
 impl Slot {
     /// Where this slot's result lives inside the output folder.
     pub fn file(&self, output: &Path) -> PathBuf {
         output.join("samples").join(&self.lane).join(&self.implementation).join(format!("{}-{}.json", self.role, self.sample))
+    }
+
+    pub fn name(&self) -> String {
+        format!("{}/{} {} sample {}", self.lane, self.implementation, self.role, self.sample)
     }
 }
 
@@ -69,26 +85,26 @@ impl Slot {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub implementation: String,
-    pub roles: Vec<&'static str>,
+    pub roles: Vec<Role>,
 }
 
 /// Balanced order for one lane: each round runs every (implementation, role) forward, then in
 /// reverse, so every baseline/current pair is adjacent, once in each order.
-pub fn lane_slots(lane: &str, entries: &[Entry], rounds: u32, first_sample: u32, stage: &str) -> Vec<Slot> {
-    let forward: Vec<(&String, &str)> = entries.iter().flat_map(|e| e.roles.iter().map(move |r| (&e.implementation, *r))).collect();
+pub fn lane_slots(lane: &str, entries: &[Entry], rounds: u32, first_sample: u32, stage: Stage) -> Vec<Slot> {
+    let forward: Vec<(&String, Role)> = entries.iter().flat_map(|e| e.roles.iter().map(move |r| (&e.implementation, *r))).collect();
     let mut slots = Vec::new();
     for round in 0..rounds {
-        for (direction, sample) in [(false, first_sample + 2 * round), (true, first_sample + 2 * round + 1)] {
+        for (reverse, sample) in [(false, first_sample + 2 * round), (true, first_sample + 2 * round + 1)] {
             let mut order = forward.clone();
-            if direction {
+            if reverse {
                 order.reverse();
             }
             slots.extend(order.into_iter().map(|(implementation, role)| Slot {
                 lane: lane.to_string(),
                 implementation: implementation.clone(),
-                role: role.to_string(),
+                role,
                 sample,
-                stage: stage.to_string(),
+                stage,
             }));
         }
     }
@@ -99,22 +115,24 @@ pub fn lane_slots(lane: &str, entries: &[Entry], rounds: u32, first_sample: u32,
 mod tests {
     use super::*;
 
+    fn order(slots: &[Slot]) -> Vec<String> {
+        slots.iter().map(|s| format!("{}{}{}", s.implementation, &s.role.as_str()[..1], s.sample)).collect()
+    }
+
     #[test]
     fn pairs_are_adjacent_in_both_orders() {
-        let both = |name: &str| Entry { implementation: name.into(), roles: vec!["baseline", "current"] };
-        let slots = lane_slots("status", &[both("a"), both("b")], 1, 0, "screen");
-        let order: Vec<String> = slots.iter().map(|s| format!("{}{}{}", s.implementation, &s.role[..1], s.sample)).collect();
-        assert_eq!(order, ["ab0", "ac0", "bb0", "bc0", "bc1", "bb1", "ac1", "ab1"]);
+        let both = |name: &str| Entry { implementation: name.into(), roles: vec![Role::Baseline, Role::Current] };
+        let slots = lane_slots("status", &[both("a"), both("b")], 1, 0, Stage::Screen);
+        assert_eq!(order(&slots), ["ab0", "ac0", "bb0", "bc0", "bc1", "bb1", "ac1", "ab1"]);
     }
 
     #[test]
     fn an_implementation_new_in_the_current_tree_runs_there_only() {
         let entries = [
-            Entry { implementation: "a".into(), roles: vec!["baseline", "current"] },
-            Entry { implementation: "new".into(), roles: vec!["current"] },
+            Entry { implementation: "a".into(), roles: vec![Role::Baseline, Role::Current] },
+            Entry { implementation: "new".into(), roles: vec![Role::Current] },
         ];
-        let slots = lane_slots("status", &entries, 1, 0, "screen");
-        let order: Vec<String> = slots.iter().map(|s| format!("{}{}{}", s.implementation, &s.role[..1], s.sample)).collect();
-        assert_eq!(order, ["ab0", "ac0", "newc0", "newc1", "ac1", "ab1"]);
+        let slots = lane_slots("status", &entries, 1, 0, Stage::Screen);
+        assert_eq!(order(&slots), ["ab0", "ac0", "newc0", "newc1", "ac1", "ab1"]);
     }
 }

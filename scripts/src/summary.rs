@@ -1,16 +1,18 @@
 //! The verdict table, for the terminal and as markdown for a pull-request comment.
 
-use crate::merge::{Comparison, Results};
+use tdbench_contract::{Metric, Stage};
+
+use crate::results::{Comparison, Results};
 
 fn percent(x: f64) -> String {
     if x.is_finite() { format!("{:+.2}%", x * 100.0) } else { "new".into() }
 }
 
 fn value(c: &Comparison, x: f64) -> String {
-    match c.metric.as_str() {
-        "latency" => format!("{x:.1} ns"),
-        "instructions" => format!("{x:.0} Ir"),
-        _ => format!("{x:.2}"),
+    match c.metric {
+        Metric::Latency => format!("{x:.1} ns"),
+        Metric::Instructions => format!("{x:.0} Ir"),
+        Metric::Allocations | Metric::Bytes => format!("{x:.2}"),
     }
 }
 
@@ -24,7 +26,7 @@ fn row(c: &Comparison) -> [String; 9] {
         percent(c.change),
         c.interval.map_or("–".into(), |(l, h)| format!("{} … {}", percent(l), percent(h))),
         c.detectable.map_or("–".into(), |d| format!("≥{:.1}%", d * 100.0)),
-        format!("{}{}", c.verdict, if c.stage == "confirm" { " (confirmed run)" } else { "" }),
+        format!("{}{}", c.verdict, if c.stage == Stage::Confirm { " (confirmation rounds)" } else { "" }),
     ]
 }
 
@@ -32,7 +34,7 @@ const HEADER: [&str; 9] = ["lane", "implementation", "operation", "baseline", "c
 
 /// Latency and instruction rows for every comparison; allocation rows only where they changed.
 fn shown(results: &Results) -> impl Iterator<Item = &Comparison> {
-    results.comparisons.iter().filter(|c| c.metric == "latency" || c.metric == "instructions" || c.change != 0.0)
+    results.comparisons.iter().filter(|c| matches!(c.metric, Metric::Latency | Metric::Instructions) || c.change != 0.0)
 }
 
 pub fn text(results: &Results) -> String {
@@ -56,7 +58,7 @@ pub fn text(results: &Results) -> String {
 
 pub fn markdown(results: &Results) -> String {
     let p = &results.provenance;
-    let mut out = format!("## tdbench: {}\n\n", if results.verdict == "pass" { "pass" } else { "FAIL" });
+    let mut out = format!("## tdbench: {}\n\n", if results.passed() { "pass" } else { "FAIL" });
     out += &format!(
         "current `{}`{} against baseline {}; {}.\n\n",
         short(&p.current.commit),
@@ -81,6 +83,14 @@ fn footer(results: &Results) -> String {
             _ => String::new(),
         };
         out += &format!("violation: {}: {at}{}\n", v.kind, v.message);
+    }
+    let inconclusive: Vec<String> = results.inconclusive().map(|c| c.key().to_string()).collect();
+    if !inconclusive.is_empty() {
+        out += &format!(
+            "warning: the screen found {} slower and no confirmation rounds ran (--confirm-rounds 0): {}\n",
+            inconclusive.len(),
+            inconclusive.join(", ")
+        );
     }
     out += &format!(
         "verdict: {} ({} comparisons, {} violations)\n",

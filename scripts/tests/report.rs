@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use tdbench_scripts::merge::Results;
+use tdbench_contract::Operation;
+use tdbench_scripts::results::Results;
 use tdbench_scripts::report;
 
 fn fixture(name: &str) -> PathBuf {
@@ -75,10 +76,10 @@ fn tdlib_round_trips_get_their_own_table_with_the_empty_call_as_floor() {
     let per_lane = text.split("## TDLib round trips").next().unwrap();
     assert!(!per_lane.contains("tdlib-json |"), "round trips stay out of the format tables and the chart");
     let section = text.split("## TDLib round trips").nth(1).expect("a TDLib section");
-    let round_trip = |lane: &str| figures.cell(lane, "tdlib-json", "round-trip").expect("measured").ns_per_op;
+    let round_trip = |lane: &str| figures.cell(lane, "tdlib-json", Operation::RoundTrip).expect("measured").ns_per_op;
     let floor = ["string-64k", "bytes-64k", "vector-int", "vector-object"]
         .iter()
-        .map(|lane| figures.cell(lane, "tdlib-json", "empty-call").expect("measured").ns_per_op)
+        .map(|lane| figures.cell(lane, "tdlib-json", Operation::EmptyCall).expect("measured").ns_per_op)
         .fold(f64::MAX, f64::min);
     let derived = format!(
         "| tdlib-json | {:.1} | {:.1} | {:.1} |",

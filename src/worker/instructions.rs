@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use super::Job;
+use tdbench_contract::{Job, Operation};
 
 /// Whether valgrind can be run here; the error says how to get it.
 pub fn check_valgrind() -> Result<(), String> {
@@ -17,7 +17,7 @@ pub fn check_valgrind() -> Result<(), String> {
 }
 
 /// Total instructions executed in `counted_loop` for one operation of the job.
-pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
+pub fn count(job: &Job, operation: Operation) -> Result<u64, String> {
     check_valgrind()?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the worker's own binary: {e}"))?;
     let out_file = std::env::temp_dir().join(format!("tdbench-callgrind-{}-{operation}.out", std::process::id()));
@@ -29,7 +29,7 @@ pub fn count(job: &Job, operation: &str) -> Result<u64, String> {
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg("--toggle-collect=*counted_loop*")
         .arg(&exe)
-        .args(["--implementation", &job.implementation, "--lane", &job.lane, "--operation", operation])
+        .args(["--implementation", &job.implementation, "--lane", &job.lane, "--operation", operation.as_str()])
         .arg("--corpus")
         .arg(&corpus)
         .args(["--instruction-cycles", &s.instruction_cycles.to_string(), "--count-instructions-inner"])

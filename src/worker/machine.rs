@@ -1,28 +1,17 @@
 //! What the worker says about where it ran, so the merger can refuse to compare samples from
 //! different machines, compilers or settings.
 
-use serde::{Deserialize, Serialize};
+use tdbench_contract::Machine;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Machine {
-    pub cpu: String,
-    pub os: String,
-    pub cores: usize,
-    pub rustc: String,
-    pub target: String,
-    pub profile: String,
-}
-
-impl Machine {
-    pub fn current() -> Machine {
-        Machine {
-            cpu: cpu_model(),
-            os: os_name(),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            rustc: env!("TDBENCH_RUSTC").to_string(),
-            target: env!("TDBENCH_TARGET").to_string(),
-            profile: env!("TDBENCH_PROFILE").to_string(),
-        }
+/// This machine, and the compiler, target and profile this binary was built with.
+pub fn current() -> Machine {
+    Machine {
+        cpu: cpu_model(),
+        os: os_name(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        rustc: env!("TDBENCH_RUSTC").to_string(),
+        target: env!("TDBENCH_TARGET").to_string(),
+        profile: env!("TDBENCH_PROFILE").to_string(),
     }
 }
 

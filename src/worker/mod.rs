@@ -8,18 +8,18 @@
 //! 3. count allocations over a fixed number of operations;
 //! 4. write the result with provenance (`result::WorkerResult`).
 
-pub mod alloc;
 pub mod instructions;
 pub mod machine;
-pub mod result;
 
 use std::cell::RefCell;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use sha2::{Digest, Sha256};
+use tdbench_contract::{
+    BatchStats, Catalog, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult, Proof, Settings,
+    TdlibStatus, Tree, WorkerResult, SCHEMA_VERSION,
+};
 use tdbench_models::Object;
 
 use crate::codecs::json::Json;
@@ -28,28 +28,10 @@ use crate::registry::{self, Floor, Implementation};
 use crate::tdlib::{echo_method, Client, Tdjson, HOW_TO_ENABLE};
 use crate::validate::validate_payload;
 use crate::Codec;
-use result::{BatchStats, CorpusSummary, OperationResult, Proof, Settings, Tree, WorkerResult, SCHEMA_VERSION};
 
-/// What one worker run is asked to do.
-#[derive(Debug, Clone)]
-pub struct Job {
-    pub implementation: String,
-    pub lane: String,
-    pub role: String,
-    pub nonce: String,
-    pub sample: u32,
-    pub corpus_dir: PathBuf,
-    /// The source tree the worker was built from.
-    pub tree: PathBuf,
-    /// `encode`, `decode`, or both when `None`.
-    pub operation: Option<String>,
-    /// Set in the child that runs under valgrind: run the counted loop only, write nothing.
-    pub count_instructions_inner: bool,
-    pub settings: Settings,
-}
-
-/// One timed operation over the lane's payloads, cycled in order.
-enum Kernel<'a> {
+/// One timed operation over the lane's payloads, cycled in order. The criterion bench runs
+/// these same kernels, so `cargo bench` and `./run.sh` cannot measure different code.
+pub enum Kernel<'a> {
     Encode { codec: &'static dyn Codec, values: Vec<&'a Object> },
     Decode { codec: &'static dyn Codec, inputs: Vec<Vec<u8>> },
     Clone { values: Vec<&'a Object> },
@@ -59,16 +41,17 @@ enum Kernel<'a> {
 }
 
 impl Kernel<'_> {
-    fn operation(&self) -> &'static str {
+    pub fn operation(&self) -> Operation {
         match self {
-            Kernel::Encode { .. } | Kernel::Memcpy { .. } => "encode",
-            Kernel::Decode { .. } | Kernel::Clone { .. } => "decode",
-            Kernel::RoundTrip { calls, .. } if calls.is_empty() => "empty-call",
-            Kernel::RoundTrip { .. } => "round-trip",
+            Kernel::Encode { .. } | Kernel::Memcpy { .. } => Operation::Encode,
+            Kernel::Decode { .. } | Kernel::Clone { .. } => Operation::Decode,
+            Kernel::RoundTrip { calls, .. } if calls.is_empty() => Operation::EmptyCall,
+            Kernel::RoundTrip { .. } => Operation::RoundTrip,
         }
     }
 
-    fn len(&self) -> usize {
+    /// Payloads in one cycle.
+    pub fn len(&self) -> usize {
         match self {
             Kernel::Encode { values, .. } | Kernel::Clone { values } => values.len(),
             Kernel::Decode { inputs, .. } => inputs.len(),
@@ -81,7 +64,7 @@ impl Kernel<'_> {
 /// The loop every measurement runs: `n` operations from payload `*cursor` on, cycling.
 /// Not inlined, so `valgrind --toggle-collect='*measured_loop*'` counts exactly this.
 #[inline(never)]
-fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
+pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
     let len = kernel.len();
     let mut at = *cursor;
     let mut next = || {
@@ -146,7 +129,7 @@ fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
 
 /// One echo call: the payload, the request's method, and how long the payload object's JSON
 /// prefix is (`{"@type":"testString","value":`), which the request's prefix replaces.
-struct EchoCall<'a> {
+pub struct EchoCall<'a> {
     value: &'a Object,
     request_prefix: Vec<u8>,
     object_prefix_len: usize,
@@ -187,7 +170,13 @@ fn round_trip(codec: &dyn Codec, client: &mut Client<'_>, call: Option<&EchoCall
     client.round_trip(buffer, extra, |answer| codec.decode(answer))?.map_err(|e| e.to_string())
 }
 
-fn kernels<'a>(implementation: Implementation, payloads: &[&'a Payload], client: Option<&'a RefCell<Client<'static>>>) -> Result<Vec<Kernel<'a>>, String> {
+/// The kernels of an implementation on a lane's payloads, in [`Implementation::operations`]
+/// order. A TDLib implementation needs its client.
+pub fn kernels<'a>(
+    implementation: Implementation,
+    payloads: &[&'a Payload],
+    client: Option<&'a RefCell<Client<'static>>>,
+) -> Result<Vec<Kernel<'a>>, String> {
     let values: Vec<&Object> = payloads.iter().map(|p| &p.value).collect();
     Ok(match implementation {
         Implementation::Codec(codec) => vec![
@@ -231,9 +220,9 @@ fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), Str
     Ok(())
 }
 
-/// Hash of every payload's output, and the first output: what the kernel produced, so baseline
-/// and current can be shown to have done the same work.
-fn proof(kernel: &Kernel) -> (Proof, f64) {
+/// Hash of every payload's output: what the kernel produced, so baseline and current can be
+/// shown to have done the same work.
+pub fn proof(kernel: &Kernel) -> (Proof, f64) {
     let outputs: Vec<Vec<u8>> = match kernel {
         Kernel::Encode { codec, values } => values.iter().map(|v| encode_with(*codec, v)).collect(),
         Kernel::Decode { codec, inputs } => inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect(),
@@ -255,11 +244,7 @@ fn proof(kernel: &Kernel) -> (Proof, f64) {
         _ => outputs.iter().map(Vec::len).sum(),
     } as f64
         / kernel.len() as f64;
-    let proof = Proof {
-        sha256: hex(&hash.finalize()),
-        first_base64: base64::engine::general_purpose::STANDARD.encode(&outputs[0]),
-    };
-    (proof, encoded_bytes)
+    (Proof { sha256: hex(&hash.finalize()) }, encoded_bytes)
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -278,6 +263,31 @@ pub fn corpus_sha256(corpus: &Corpus) -> String {
     hex(&hash.finalize())
 }
 
+/// What this worker can measure, for `worker --list`: the runner plans from it. The library
+/// path is made absolute here, in the tree the runner asks, so both trees' workers can be given
+/// the same one.
+pub fn catalog() -> Catalog {
+    let lane_names: Vec<&str> = lanes::LANES.iter().map(|l| l.name).collect();
+    let library = Tdjson::path();
+    Catalog {
+        lanes: lane_names.iter().map(|l| l.to_string()).collect(),
+        implementations: registry::implementations()
+            .iter()
+            .map(|i| ImplementationInfo {
+                name: i.name().into(),
+                kind: i.kind(),
+                lanes: lane_names.iter().filter(|l| i.measures(l)).map(|l| l.to_string()).collect(),
+                operations: i.operations(),
+            })
+            .collect(),
+        tdlib: Some(TdlibStatus {
+            library: std::path::absolute(&library).unwrap_or(library.clone()).display().to_string(),
+            available: library.exists(),
+            how_to_enable: HOW_TO_ENABLE.into(),
+        }),
+    }
+}
+
 /// What the child under valgrind returns instead of a result.
 pub const INNER_DONE: &str = "counted";
 
@@ -287,8 +297,9 @@ fn instruction_iterations(settings: &Settings, kernel: &Kernel) -> u64 {
     settings.instruction_cycles.max(1) * kernel.len() as u64
 }
 
-/// Runs a job; the error says why nothing was measured.
-pub fn run(job: &Job) -> Result<WorkerResult, String> {
+/// Runs a job; the error says why nothing was measured. `counting_inner` is the child that
+/// runs under valgrind: it runs the counted loop only and returns [`INNER_DONE`].
+pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     let implementation = registry::implementation(&job.implementation)?;
     let lane = lanes::lane(&job.lane).ok_or_else(|| lanes::parse_lane_list(&job.lane).unwrap_err())?;
     let corpus = Corpus::load(&job.corpus_dir).map_err(|errors| {
@@ -299,7 +310,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
     if payloads.is_empty() {
         return Err(format!("lane `{}` has no payloads in {}", lane.name, job.corpus_dir.display()));
     }
-    let failures: Vec<String> = if job.count_instructions_inner {
+    let failures: Vec<String> = if counting_inner {
         Vec::new() // the parent process validated these payloads before starting this one
     } else {
         payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect()
@@ -308,11 +319,11 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         return Err(format!("validation failed; nothing measured:\n{}", failures.join("\n")));
     }
 
-    if implementation.needs_tdlib() && (job.count_instructions_inner || job.settings.measure != "time") {
-        return Err(format!(
-            "`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run",
-            job.implementation
-        ));
+    // TDLib's own threads make instruction counts of a round trip vary from run to run: its
+    // round trips are timed, under `both` too, and never counted.
+    let counts = job.settings.measure.counts() && implementation.kind() != ImplementationKind::Tdlib;
+    if implementation.needs_tdlib() && (counting_inner || job.settings.measure == Measure::Instructions) {
+        return Err(format!("`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run", job.implementation));
     }
     if !implementation.measures(lane.name) {
         return Err(format!("`{}` has no measurement for lane `{}`; its lanes: {}", job.implementation, lane.name, registry::TDLIB_LANES.join(", ")));
@@ -329,7 +340,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
     let client = tdjson.map(|td| RefCell::new(td.client()));
     let mut kernels = kernels(implementation, &payloads, client.as_ref())?;
     check_round_trips(&kernels, &mut Vec::new())?;
-    if let Some(operation) = &job.operation {
+    if let Some(operation) = job.operation {
         kernels.retain(|k| k.operation() == operation);
         if kernels.is_empty() {
             return Err(format!("`{}` has no `{operation}` operation", job.implementation));
@@ -340,7 +351,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
     let mut cursors = vec![0usize; kernels.len()];
     let settings = &job.settings;
 
-    if job.count_instructions_inner {
+    if counting_inner {
         // Inside valgrind: grow the buffers, then run the counted loop; the parent reads the
         // count from callgrind's output file.
         for (i, k) in kernels.iter().enumerate() {
@@ -351,7 +362,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         return Err(INNER_DONE.into());
     }
 
-    let (batches, ops_per_batch, iterations) = if settings.measure == "instructions" {
+    let (batches, ops_per_batch, iterations) = if !settings.measure.times() {
         (vec![Vec::new(); kernels.len()], vec![0; kernels.len()], vec![0; kernels.len()])
     } else {
         time_batches(&kernels, settings, &mut cursors, &mut buffers)
@@ -363,12 +374,11 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         // is the same in every process.
         let n = settings.allocation_iterations.max(1);
         let mut cursor = 0;
-        alloc::start();
-        measured_loop(kernel, n, &mut cursor, &mut buffers[i]);
-        let (allocations, bytes) = alloc::stop();
+        let ((), counts) = crate::alloc::measure(|| measured_loop(kernel, n, &mut cursor, &mut buffers[i]));
+        let (allocations, bytes) = (counts.allocations, counts.bytes);
         let (proof, encoded_bytes) = proofs[i].clone();
         operations.push(OperationResult {
-            operation: kernel.operation().into(),
+            operation: kernel.operation(),
             encoded_bytes,
             proof,
             stats: BatchStats::of(&batches[i]),
@@ -380,12 +390,12 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
             instructions_per_op: None,
         });
     }
-    if settings.measure != "time" {
+    if counts {
         for (i, kernel) in kernels.iter().enumerate() {
             let iterations = instruction_iterations(settings, kernel);
             let total = instructions::count(job, kernel.operation())?;
             operations[i].instructions_per_op = Some(total as f64 / iterations as f64);
-            if settings.measure == "instructions" {
+            if settings.measure == Measure::Instructions {
                 operations[i].iterations = iterations;
             }
         }
@@ -396,11 +406,11 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         schema_version: SCHEMA_VERSION,
         implementation: job.implementation.clone(),
         lane: lane.name.into(),
-        role: job.role.clone(),
+        role: job.role,
         nonce: job.nonce.clone(),
         sample: job.sample,
         tree: Tree { commit, dirty },
-        machine: machine::Machine::current(),
+        machine: machine::current(),
         settings: settings.clone(),
         corpus: CorpusSummary {
             sha256: corpus_sha256(&corpus),

@@ -1,36 +1,34 @@
-//! Re-merges a saved run folder (reads only its files): `merge [DIR]`, default `build`.
-//! Exit status: 0 pass, 1 regression or violation, 2 unreadable folder.
+//! Re-merges a saved run folder (reads only its files) and writes its results.json and
+//! summary.md again.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tdbench_scripts::{merge, summary};
+use clap::Parser;
+use tdbench_scripts::{files, gate, summary};
+
+/// Merges and gates the run in DIR, writing results.json and summary.md there.
+#[derive(Parser)]
+#[command(name = "merge", after_help = "Exit status: 0 pass, 1 regression or violation, 2 unreadable folder.")]
+struct Cli {
+    /// The run's output folder
+    #[arg(default_value = "build")]
+    dir: PathBuf,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = match args.as_slice() {
-        [] => PathBuf::from("build"),
-        [flag] if flag == "-h" || flag == "--help" => {
-            println!("usage: merge [DIR]\n\nMerges and gates the run in DIR (default: build), writing results.json and summary.md.");
-            return ExitCode::SUCCESS;
-        }
-        [dir] => PathBuf::from(dir),
-        _ => {
-            eprintln!("usage: merge [DIR]");
-            return ExitCode::from(2);
-        }
-    };
-    let results = match merge::merge(&dir) {
+    let cli = Cli::parse();
+    let results = match gate::merge(&cli.dir) {
         Ok(results) => results,
         Err(e) => {
             eprintln!("merge: {e}");
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = merge::write(&dir, &results) {
+    if let Err(e) = files::write_run(&cli.dir, &results) {
         eprintln!("merge: {e}");
         return ExitCode::from(2);
     }
     print!("{}", summary::text(&results));
-    ExitCode::from(if results.verdict == "pass" { 0 } else { 1 })
+    ExitCode::from(if results.passed() { 0 } else { 1 })
 }

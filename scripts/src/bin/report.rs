@@ -1,36 +1,27 @@
-//! Draws the report from a merged run folder, without re-running anything:
-//! `report [RUN_DIR] [--out DIR]` (defaults: `build`, `report`).
+//! Draws the report from a merged run folder, without re-running anything.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tdbench_scripts::merge::Results;
+use clap::Parser;
+use tdbench_scripts::results::Results;
+
+/// Writes README.md, throughput.png and a slim results.json into --out from RUN_DIR/results.json.
+#[derive(Parser)]
+#[command(name = "report", after_help = "Exit status: 0 written, 2 unreadable results or unwritable folder.")]
+struct Cli {
+    /// The run's output folder
+    #[arg(default_value = "build")]
+    run_dir: PathBuf,
+    /// Where to draw the report [default: RUN_DIR/report]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
 
 fn main() -> ExitCode {
-    let mut run_dir = PathBuf::from("build");
-    let mut out = PathBuf::from("report");
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "-h" | "--help" => {
-                println!("usage: report [RUN_DIR] [--out DIR]\n\nWrites README.md, throughput.png and results.json into DIR (default: report) from RUN_DIR/results.json (default: build).");
-                return ExitCode::SUCCESS;
-            }
-            "--out" => match args.next() {
-                Some(dir) => out = PathBuf::from(dir),
-                None => {
-                    eprintln!("report: --out needs a folder");
-                    return ExitCode::from(2);
-                }
-            },
-            other if !other.starts_with('-') => run_dir = PathBuf::from(other),
-            other => {
-                eprintln!("report: unknown argument `{other}`");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let path = run_dir.join("results.json");
+    let cli = Cli::parse();
+    let path = cli.run_dir.join("results.json");
+    let out = cli.out.unwrap_or_else(|| cli.run_dir.join("report"));
     let results: Results = match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
         Ok(results) => results,
         Err(e) => {

@@ -3,6 +3,7 @@
 //! differ by orders of magnitude in ns/op, ratios do not). Missing figures are marked `n/a`,
 //! never drawn as zero.
 
+use tdbench_contract::Operation;
 use std::path::Path;
 use std::sync::Once;
 
@@ -67,17 +68,17 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
     let lanes = &figures.lanes;
     let implementations = &figures.implementations;
     let slots = implementations.len() + 1;
-    let values = |op: &str| -> Vec<f64> {
+    let values = |op: Operation| -> Vec<f64> {
         lanes.iter().flat_map(|l| implementations.iter().filter_map(move |i| figures.speedup(l, i, op))).collect()
     };
-    let all: Vec<f64> = values("encode").into_iter().chain(values("decode")).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let all: Vec<f64> = values(Operation::Encode).into_iter().chain(values(Operation::Decode)).filter(|v| v.is_finite() && *v > 0.0).collect();
     let low = all.iter().copied().fold(1.0, f64::min) / 1.6;
     let high = all.iter().copied().fold(1.0, f64::max) * 1.6;
 
-    for (panel, operation) in panels.iter().zip(["encode", "decode"]) {
+    for (panel, operation) in panels.iter().zip([Operation::Encode, Operation::Decode]) {
         let x_range = 0..(lanes.len() * slots) as i32;
         let mut chart = ChartBuilder::on(panel)
-            .caption(operation, ("sans-serif", 22))
+            .caption(operation.as_str(), ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)
@@ -110,7 +111,7 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
                 })
                 .collect();
             let series = chart.draw_series(bars).map_err(|e| err(&e))?;
-            if operation == "encode" {
+            if operation == Operation::Encode {
                 series
                     .label(implementation.as_str())
                     .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
@@ -127,7 +128,7 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
         chart
             .draw_series(std::iter::once(PathElement::new(vec![(0, 1.0), ((lanes.len() * slots) as i32, 1.0)], BLACK.stroke_width(1))))
             .map_err(|e| err(&e))?;
-        if operation == "encode" {
+        if operation == Operation::Encode {
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperLeft)
@@ -142,8 +143,8 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
 }
 
 /// Floors have one operation each: no `n/a` for the other.
-fn has_operation(implementation: &str, operation: &str) -> bool {
-    !matches!((implementation, operation), ("clone", "encode") | ("memcpy", "decode"))
+fn has_operation(implementation: &str, operation: Operation) -> bool {
+    !matches!((implementation, operation), ("clone", Operation::Encode) | ("memcpy", Operation::Decode))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `report/README.md`: environment, the gate's verdict, per-lane tables, a cross-lane summary
 //! and the costs the corpus makes visible.
 
+use tdbench_contract::Operation;
 use std::fmt::Write;
 
 use super::{Cell, Figures};
@@ -55,17 +56,17 @@ pub fn render(figures: &Figures) -> String {
         out,
         "- settings: {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs per comparison), {} confirmation rounds, \
          {} operations per allocation pass, threshold {}%\n",
-        s.duration_ms,
-        s.warmup_ms,
+        s.worker.duration_ms,
+        s.worker.warmup_ms,
         s.rounds,
         2 * s.rounds,
         s.confirm_rounds,
-        s.allocation_iterations,
+        s.worker.allocation_iterations,
         s.threshold_percent
     )
     .unwrap();
 
-    writeln!(out, "## Gate: {}\n", if r.verdict == "pass" { "pass" } else { "FAIL" }).unwrap();
+    writeln!(out, "## Gate: {}\n", if r.passed() { "pass" } else { "FAIL" }).unwrap();
     if p.baseline.is_some() {
         let text = summary::markdown(r);
         // The summary's own heading is replaced by this section's.
@@ -93,7 +94,7 @@ pub fn render(figures: &Figures) -> String {
         .unwrap();
         writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|{}", if instructions { "---:|" } else { "" }).unwrap();
         for implementation in &figures.implementations {
-            let (e, d) = (figures.cell(lane, implementation, "encode"), figures.cell(lane, implementation, "decode"));
+            let (e, d) = (figures.cell(lane, implementation, Operation::Encode), figures.cell(lane, implementation, Operation::Decode));
             if e.is_none() && d.is_none() {
                 writeln!(out, "| {implementation} | missing from this run's results |||||||||| ").unwrap();
                 continue;
@@ -103,8 +104,8 @@ pub fn render(figures: &Figures) -> String {
             let finite = |x: f64| if x.is_finite() { format!("{x:.0}") } else { "–".into() };
             let mbs = |c: Cell| finite(c.encoded_bytes / c.ns_per_op * 1000.0);
             let pair = |a: String, b: String| format!("{a} · {b}");
-            let vs_json = |op: &str| figures.speedup(lane, implementation, op).map_or("–".into(), times);
-            let floor = |op: &str, floor: &str| {
+            let vs_json = |op: Operation| figures.speedup(lane, implementation, op).map_or("–".into(), times);
+            let floor = |op: Operation, floor: &str| {
                 let this = figures.cell(lane, implementation, op)?;
                 let floor = figures.cell(lane, floor, op)?;
                 Some(times(this.ns_per_op / floor.ns_per_op))
@@ -121,8 +122,8 @@ pub fn render(figures: &Figures) -> String {
                 show(d, &|c| finite(1e9 / c.ns_per_op)),
                 pair(show(e, &|c| format!("{:.2}", c.allocations_per_op)), show(d, &|c| format!("{:.2}", c.allocations_per_op))),
                 pair(show(e, &|c| format!("{:.0}", c.bytes_per_op)), show(d, &|c| format!("{:.0}", c.bytes_per_op))),
-                pair(vs_json("encode"), vs_json("decode")),
-                pair(floor("encode", "memcpy").unwrap_or("–".into()), floor("decode", "clone").unwrap_or("–".into())),
+                pair(vs_json(Operation::Encode), vs_json(Operation::Decode)),
+                pair(floor(Operation::Encode, "memcpy").unwrap_or("–".into()), floor(Operation::Decode, "clone").unwrap_or("–".into())),
             )
             .unwrap();
         }
@@ -134,11 +135,11 @@ pub fn render(figures: &Figures) -> String {
     writeln!(out, "| implementation | encode | decode | lanes |").unwrap();
     writeln!(out, "|---|---:|---:|---:|").unwrap();
     for implementation in &figures.implementations {
-        let mean = |op: &str| {
+        let mean = |op: Operation| {
             let logs: Vec<f64> = figures.lanes.iter().filter_map(|l| figures.speedup(l, implementation, op)).map(f64::ln).collect();
             (!logs.is_empty()).then(|| ((logs.iter().sum::<f64>() / logs.len() as f64).exp(), logs.len()))
         };
-        let (e, d) = (mean("encode"), mean("decode"));
+        let (e, d) = (mean(Operation::Encode), mean(Operation::Decode));
         let lanes = e.map_or(0, |x| x.1).max(d.map_or(0, |x| x.1));
         writeln!(
             out,
@@ -159,13 +160,13 @@ pub fn render(figures: &Figures) -> String {
 fn tdlib_round_trips(figures: &Figures) -> String {
     let implementations = &figures.tdlib_implementations;
     let lanes: Vec<&String> =
-        figures.lanes.iter().filter(|l| implementations.iter().any(|i| figures.cell(l, i, "round-trip").is_some())).collect();
+        figures.lanes.iter().filter(|l| implementations.iter().any(|i| figures.cell(l, i, Operation::RoundTrip).is_some())).collect();
     if lanes.is_empty() {
         return String::new();
     }
-    let round_trip = |lane: &str, i: &str| figures.cell(lane, i, "round-trip").map(|c| c.ns_per_op);
+    let round_trip = |lane: &str, i: &str| figures.cell(lane, i, Operation::RoundTrip).map(|c| c.ns_per_op);
     // The empty call is timed beside every lane's round trip; its fastest figure is the floor.
-    let floor = |i: &str| lanes.iter().filter_map(|l| figures.cell(l, i, "empty-call")).map(|c| c.ns_per_op).reduce(f64::min);
+    let floor = |i: &str| lanes.iter().filter_map(|l| figures.cell(l, i, Operation::EmptyCall)).map(|c| c.ns_per_op).reduce(f64::min);
     let mut out = String::from("\n## TDLib round trips\n\n");
     out += "The whole request path through libtdjson: our codec encodes the request (the lane's test object as the \
             argument of TDLib's echo method: `testCallString`, `testCallBytes`, `testCallVectorInt`, \
@@ -217,7 +218,7 @@ fn derived_costs(figures: &Figures) -> String {
     out += "Decode costs derived from this run, per implementation (– where a lane was not run).\n\n";
     out += "| implementation | base64, ns per KiB (bytes-64k − string-64k) | per int (vector-int ÷ 1000) | per object (vector-object ÷ 1000) | escapes, ns per payload (option − option-plain) |\n";
     out += "|---|---:|---:|---:|---:|\n";
-    let decode = |lane: &str, implementation: &str| figures.cell(lane, implementation, "decode").map(|c| c.ns_per_op);
+    let decode = |lane: &str, implementation: &str| figures.cell(lane, implementation, Operation::Decode).map(|c| c.ns_per_op);
     for implementation in figures.implementations.iter().filter(|i| decode("status", i).is_some() || figures.lanes.iter().any(|l| decode(l, i).is_some())) {
         let i = implementation.as_str();
         let base64 = decode("bytes-64k", i).zip(decode("string-64k", i)).map(|(b, s)| (b - s) / 64.0);

@@ -1,5 +1,5 @@
-//! The published report, drawn from a merged `results.json` alone (so a saved run can be drawn
-//! again): `report/README.md`, `report/throughput.png` and a copy of `report/results.json`.
+//! A run's report, drawn from a merged `results.json` alone (so a saved run can be drawn
+//! again): `README.md`, `throughput.png` and the slim `results.json` ([`crate::files::slim`]).
 //!
 //! Figures are the current tree's: per lane, implementation and operation, the median over
 //! worker processes of each process's fastest batch. They are ratios from one run on one
@@ -11,7 +11,9 @@ mod markdown;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::merge::Results;
+use tdbench_contract::{ImplementationKind, Operation, Role};
+
+use crate::results::Results;
 
 pub use chart::draw;
 pub use markdown::render;
@@ -36,15 +38,15 @@ pub struct Figures<'a> {
     pub implementations: Vec<String>,
     /// TDLib round trips: their own table, with the empty call as floor.
     pub tdlib_implementations: Vec<String>,
-    cells: BTreeMap<(String, String, String), Cell>,
+    cells: BTreeMap<(String, String, Operation), Cell>,
 }
 
 impl<'a> Figures<'a> {
     pub fn of(results: &'a Results) -> Figures<'a> {
-        let mut fastest: BTreeMap<(String, String, String), (Vec<f64>, Cell)> = BTreeMap::new();
-        for s in results.samples.iter().filter(|s| s.role == "current") {
+        let mut fastest: BTreeMap<(String, String, Operation), (Vec<f64>, Cell)> = BTreeMap::new();
+        for s in results.samples.iter().filter(|s| s.role == Role::Current) {
             for op in &s.operations {
-                let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation.clone())).or_insert_with(|| {
+                let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_insert_with(|| {
                     (
                         Vec::new(),
                         Cell {
@@ -70,17 +72,17 @@ impl<'a> Figures<'a> {
                 (key, cell)
             })
             .collect();
-        let is_tdlib = |name: &String| tdbench::registry::implementation(name).is_ok_and(|i| i.needs_tdlib());
+        let is_tdlib = |name: &String| results.provenance.catalog.iter().any(|i| &i.name == name && i.kind == ImplementationKind::Tdlib);
         let (tdlib_implementations, implementations) = results.provenance.implementations.iter().cloned().partition(is_tdlib);
         Figures { results, lanes: results.provenance.lanes.clone(), implementations, tdlib_implementations, cells }
     }
 
-    pub fn cell(&self, lane: &str, implementation: &str, operation: &str) -> Option<Cell> {
-        self.cells.get(&(lane.to_string(), implementation.to_string(), operation.to_string())).copied()
+    pub fn cell(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Cell> {
+        self.cells.get(&(lane.to_string(), implementation.to_string(), operation)).copied()
     }
 
     /// How many times faster than `json` (above 1: faster).
-    pub fn speedup(&self, lane: &str, implementation: &str, operation: &str) -> Option<f64> {
+    pub fn speedup(&self, lane: &str, implementation: &str, operation: Operation) -> Option<f64> {
         let json = self.cell(lane, "json", operation)?;
         let this = self.cell(lane, implementation, operation)?;
         let ratio = json.ns_per_op / this.ns_per_op;
@@ -109,6 +111,6 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     let figures = Figures::of(results);
     std::fs::write(dir.join("README.md"), render(&figures)).map_err(|e| format!("cannot write README.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
-    let json = serde_json::to_string_pretty(results).expect("results serialize");
-    std::fs::write(dir.join("results.json"), json).map_err(|e| format!("cannot write results.json: {e}"))
+    let json = serde_json::to_string_pretty(&crate::files::slim(results)).expect("results serialize");
+    crate::files::write_atomically(&dir.join("results.json"), &json)
 }

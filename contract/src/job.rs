@@ -1,0 +1,172 @@
+//! The job a worker runs and the settings it measures with: declared once, parsed by clap in
+//! the worker and the runner alike (the runner flattens [`Settings`] into its own options), and
+//! written back into a command line by [`Job::to_args`].
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::enums::{Measure, Operation, Role};
+
+/// How a worker measures. Every worker of a run gets the same settings, and the gate refuses
+/// a sample whose settings are not the plan's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Args)]
+pub struct Settings {
+    /// time (wall-clock batches), instructions (a fixed loop counted under valgrind's
+    /// callgrind: exact and repeatable, blind to cache, allocator and latency effects) or both
+    #[arg(long, value_enum, default_value_t = Measure::Time)]
+    pub measure: Measure,
+    /// Timed phase of each worker, in ms
+    #[arg(long = "duration-ms", visible_alias = "duration", value_name = "MS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub duration_ms: u64,
+    /// Warm-up before the timed phase, in ms
+    #[arg(long = "warmup-ms", visible_alias = "warmup", value_name = "MS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub warmup_ms: u64,
+    /// Target length of one timed batch, in µs
+    #[arg(long = "batch-us", value_name = "US", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub batch_us: u64,
+    /// Operations in each worker's allocation pass
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub allocation_iterations: u64,
+    /// Passes over the lane's payloads in the loop callgrind counts
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[serde(default = "one")]
+    pub instruction_cycles: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            measure: Measure::Time,
+            duration_ms: 300,
+            warmup_ms: 60,
+            batch_us: 5000,
+            allocation_iterations: 200,
+            instruction_cycles: 3,
+        }
+    }
+}
+
+impl Settings {
+    /// The flags that give a worker these settings.
+    pub fn to_args(&self) -> Vec<String> {
+        vec![
+            "--duration-ms".into(),
+            self.duration_ms.to_string(),
+            "--warmup-ms".into(),
+            self.warmup_ms.to_string(),
+            "--batch-us".into(),
+            self.batch_us.to_string(),
+            "--allocation-iterations".into(),
+            self.allocation_iterations.to_string(),
+            "--measure".into(),
+            self.measure.to_string(),
+            "--instruction-cycles".into(),
+            self.instruction_cycles.to_string(),
+        ]
+    }
+}
+
+/// One worker process: one implementation on one lane, from one tree.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct Job {
+    /// A codec, floor or TDLib round trip (see --list)
+    #[arg(long, value_name = "NAME")]
+    pub implementation: String,
+    /// One lane (see --list)
+    #[arg(long, value_name = "LANE")]
+    pub lane: String,
+    /// Which tree the worker was built from, echoed in the result
+    #[arg(long, value_enum, default_value_t = Role::Current)]
+    pub role: Role,
+    /// Ties the result to one run, echoed
+    #[arg(long, default_value = "manual")]
+    pub nonce: String,
+    /// Sample index, echoed
+    #[arg(long, default_value_t = 0)]
+    pub sample: u32,
+    /// Corpus folder
+    #[arg(long = "corpus", value_name = "DIR", default_value = "corpus")]
+    pub corpus_dir: PathBuf,
+    /// The source tree this worker was built from, for its commit and dirty flag
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub tree: PathBuf,
+    /// Measure only this operation (default: all of the implementation's)
+    #[arg(long, value_enum)]
+    pub operation: Option<Operation>,
+    #[command(flatten)]
+    pub settings: Settings,
+}
+
+impl Job {
+    /// The worker's command line for this job (without the program).
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--implementation".into(),
+            self.implementation.clone(),
+            "--lane".into(),
+            self.lane.clone(),
+            "--role".into(),
+            self.role.to_string(),
+            "--nonce".into(),
+            self.nonce.clone(),
+            "--sample".into(),
+            self.sample.to_string(),
+            "--corpus".into(),
+            self.corpus_dir.display().to_string(),
+            "--tree".into(),
+            self.tree.display().to_string(),
+        ];
+        if let Some(operation) = self.operation {
+            args.extend(["--operation".into(), operation.to_string()]);
+        }
+        args.extend(self.settings.to_args());
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        job: Job,
+    }
+
+    #[test]
+    fn a_job_survives_its_own_command_line() {
+        let job = Job {
+            implementation: "tl".into(),
+            lane: "status".into(),
+            role: Role::Baseline,
+            nonce: "abc".into(),
+            sample: 7,
+            corpus_dir: "/x/corpus".into(),
+            tree: ".".into(),
+            operation: Some(Operation::Decode),
+            settings: Settings { measure: Measure::Both, duration_ms: 20, ..Settings::default() },
+        };
+        let parsed = Cli::try_parse_from(std::iter::once("worker".to_string()).chain(job.to_args())).unwrap();
+        assert_eq!(parsed.job, job);
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused() {
+        let parse = |extra: &[&str]| Cli::try_parse_from(["worker", "--implementation", "tl", "--lane", "status"].iter().chain(extra));
+        assert!(parse(&[]).is_ok());
+        for bad in [["--duration-ms", "0"], ["--allocation-iterations", "0"], ["--measure", "wall"], ["--role", "other"], ["--sample", "-1"]] {
+            assert!(parse(&bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

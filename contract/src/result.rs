@@ -1,0 +1,115 @@
+//! The JSON a worker prints: self-describing, so the gate and the report read only files and a
+//! saved run can be merged and drawn again without re-running anything.
+
+use serde::{Deserialize, Serialize};
+
+use crate::enums::{Operation, Role};
+use crate::job::Settings;
+
+/// Bumped when a field changes meaning; the gate refuses versions it does not know.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerResult {
+    pub schema_version: u32,
+    pub implementation: String,
+    pub lane: String,
+    pub role: Role,
+    /// Echoed from the runner: proves the file belongs to this run and this slot.
+    pub nonce: String,
+    pub sample: u32,
+    pub tree: Tree,
+    pub machine: Machine,
+    pub settings: Settings,
+    pub corpus: CorpusSummary,
+    pub operations: Vec<OperationResult>,
+}
+
+/// What the worker says of the tree it was built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tree {
+    pub commit: String,
+    pub dirty: bool,
+}
+
+/// Where a worker ran, so the gate can refuse to compare samples from different machines,
+/// compilers or profiles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub os: String,
+    pub cores: usize,
+    pub rustc: String,
+    pub target: String,
+    pub profile: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorpusSummary {
+    /// SHA-256 of every corpus payload (file, line and bytes), not only this lane's.
+    pub sha256: String,
+    pub lane_payloads: usize,
+    pub lane_json_bytes: usize,
+    /// How many of the lane's payloads come from `synthetic*` files (reports mark them `~`).
+    #[serde(default)]
+    pub lane_synthetic_payloads: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperationResult {
+    pub operation: Operation,
+    /// Mean bytes per payload of this implementation's encoding (input of decode, output of
+    /// encode).
+    pub encoded_bytes: f64,
+    pub proof: Proof,
+    /// ns/op of every timed batch, in the order they ran (empty under `instructions`). The gate
+    /// computes its statistics from these, never from `stats` alone.
+    #[serde(default)]
+    pub batches_ns_per_op: Vec<f64>,
+    pub ops_per_batch: u64,
+    /// Summary of the batches, for readers; the gate refuses a sample where it disagrees with
+    /// `batches_ns_per_op`.
+    pub stats: Option<BatchStats>,
+    pub iterations: u64,
+    pub allocations_per_op: f64,
+    pub bytes_per_op: f64,
+    /// Under `--measure instructions` or `both`: instructions per operation of the measured loop.
+    pub instructions_per_op: Option<f64>,
+}
+
+/// What the worker did, checkable without trusting it: SHA-256 over every payload's output
+/// (encodings for encode, canonical TDLib JSON of the decoded values for decode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proof {
+    pub sha256: String,
+}
+
+/// Per-process statistics of the batches; the fastest batch is the one to compare across
+/// processes on this machine kind (`../shared/NOISE.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BatchStats {
+    pub fastest: f64,
+    pub p10: f64,
+    pub median: f64,
+    pub mean: f64,
+    pub batches: usize,
+}
+
+impl BatchStats {
+    /// `None` for no batches.
+    pub fn of(samples: &[f64]) -> Option<BatchStats> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+        Some(BatchStats {
+            fastest: sorted[0],
+            p10: at(0.1),
+            median: at(0.5),
+            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            batches: sorted.len(),
+        })
+    }
+}

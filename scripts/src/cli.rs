@@ -1,0 +1,180 @@
+//! `./run.sh`'s options, parsed by clap: every value checked for its range before anything is
+//! built, the worker's settings flattened in from the contract (declared once).
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use tdbench_contract::{Measure, Settings};
+
+const ABOUT: &str = "\
+Builds the baseline (a git worktree) and the current tree, runs every implementation on every
+selected lane, each worker in its own fresh process in balanced order (A B ... then ... B A),
+merges and gates the samples, and writes everything to the output folder.";
+
+const AFTER: &str = "\
+Publishing: a run writes its report into OUTPUT/report. Only the full default run (every lane,
+every implementation, default settings) or a run given --publish also writes the published
+report/ (README.md, throughput.png, a slim results.json), and only when the gate passed.
+
+Exit status: 0 pass, 1 regression or violation (or a crashed worker), 2 usage or environment
+error (a bad value, a tree that does not build, a missing tool, a busy output folder).";
+
+#[derive(Debug, Clone, Parser)]
+#[command(name = "./run.sh", about = ABOUT, after_help = AFTER, args_override_self = true)]
+pub struct Options {
+    /// Lanes to run, comma-separated, or `all`
+    #[arg(long = "data", value_name = "LANES", value_delimiter = ',', default_value = "all")]
+    pub lanes: Vec<String>,
+    /// Implementations, comma-separated, or `all`
+    #[arg(long = "serializer", value_name = "IMPLS", value_delimiter = ',', default_value = "all")]
+    pub implementations: Vec<String>,
+    /// Git commit to compare against (a clean checkout then runs an A/A comparison;
+    /// uncommitted work is measured against the last commit)
+    #[arg(long, value_name = "REF", default_value = "HEAD")]
+    pub baseline: String,
+    /// Where the baseline worktree lives
+    #[arg(long, value_name = "DIR", default_value = "baseline/tree")]
+    pub baseline_worktree: PathBuf,
+    /// Compare formats only: no baseline, no gate
+    #[arg(long)]
+    pub no_baseline: bool,
+    #[command(flatten)]
+    pub settings: Settings,
+    /// Rounds; each runs every worker twice, forward then reversed, giving 2 pairs per
+    /// comparison [default: 3; 1 under --measure instructions, whose counts do not vary]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub rounds: Option<u32>,
+    /// Rounds re-run for comparisons the first pass finds slower (0 disables confirmation)
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub confirm_rounds: u32,
+    /// Latency or instruction regression that fails the gate, in percent (above 0, at most 100)
+    #[arg(long, value_name = "PERCENT", default_value = "1", value_parser = percent)]
+    pub threshold: f64,
+    /// Accept encodings that differ between baseline and current
+    #[arg(long)]
+    pub allow_format_change: bool,
+    /// Where samples, results.json, summary.md and the run's report go
+    #[arg(long, value_name = "DIR", default_value = "build")]
+    pub output: PathBuf,
+    /// Where the run's report is drawn [default: OUTPUT/report]
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Also write the published report/ from this run, when the gate passes
+    #[arg(long)]
+    pub publish: bool,
+    /// Plain progress lines and a markdown summary for a pull request
+    #[arg(long)]
+    pub ci: bool,
+    /// Validate the corpus with every implementation and stop
+    #[arg(long)]
+    pub validate_only: bool,
+}
+
+fn percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim_end_matches('%').parse().map_err(|_| format!("`{text}` is not a percentage"))?;
+    if value.is_finite() && value > 0.0 && value <= 100.0 {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not above 0 and at most 100"))
+    }
+}
+
+/// A comma list as asked: `None` for all, else the names once each, in the order given.
+pub fn requested(names: &[String]) -> Option<Vec<String>> {
+    if names.iter().any(|n| n == "all") {
+        return None;
+    }
+    let mut unique: Vec<String> = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        if !unique.iter().any(|u| u == name) {
+            unique.push(name.to_string());
+        }
+    }
+    Some(unique)
+}
+
+impl Options {
+    pub fn rounds(&self) -> u32 {
+        self.rounds.unwrap_or(if self.settings.measure == Measure::Instructions { 1 } else { 3 })
+    }
+
+    /// Every lane, every implementation, every setting at its default: the run whose report
+    /// is the published one.
+    pub fn is_full_default_run(&self) -> bool {
+        requested(&self.lanes).is_none()
+            && requested(&self.implementations).is_none()
+            && !self.no_baseline
+            && self.settings == Settings::default()
+            && self.rounds.is_none()
+            && self.confirm_rounds == 8
+            && self.threshold == 1.0
+            && !self.allow_format_change
+    }
+}
+
+/// Checks a requested list against the valid names; `None` means all of them.
+pub fn select(requested: Option<Vec<String>>, valid: &[String], what: &str, flag: &str) -> Result<Vec<String>, String> {
+    match requested {
+        None => Ok(valid.to_vec()),
+        Some(names) => {
+            if names.is_empty() {
+                return Err(format!("{flag} names no {what}; valid: all, {}", valid.join(", ")));
+            }
+            if let Some(name) = names.iter().find(|n| !valid.contains(n)) {
+                return Err(format!("unknown {what} `{name}` in {flag}; valid: all, {}", valid.join(", ")));
+            }
+            Ok(names)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Options, String> {
+        Options::try_parse_from(std::iter::once("run").chain(line.split_whitespace())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_and_flags() {
+        let o = parse("--data messages,status,messages --rounds 2 --threshold 2% --ci --duration 20").unwrap();
+        assert_eq!(requested(&o.lanes), Some(vec!["messages".to_string(), "status".to_string()]));
+        assert_eq!((o.rounds(), o.threshold, o.settings.duration_ms), (2, 2.0, 20));
+        assert!(o.ci && !o.no_baseline && !o.is_full_default_run());
+        assert!(parse("").unwrap().is_full_default_run());
+        assert!(parse("--ci --baseline HEAD~1").unwrap().is_full_default_run());
+        assert_eq!(parse("--measure instructions").unwrap().rounds(), 1);
+        // The last of a repeated flag wins, so a wrapper's defaults can be overridden.
+        assert_eq!(parse("--confirm-rounds 1 --confirm-rounds 0").unwrap().confirm_rounds, 0);
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_the_parser() {
+        for line in [
+            "--rounds 0",
+            "--rounds 99999999999",
+            "--threshold -5",
+            "--threshold nan",
+            "--threshold 0",
+            "--threshold inf",
+            "--data --serializer x",
+            "--duration 0",
+            "--measure wall",
+            "--bogus",
+            "--confirm-rounds -1",
+            "--allocation-iterations 0",
+        ] {
+            assert!(parse(line).is_err(), "`{line}` accepted");
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let valid = vec!["json".to_string(), "tl".to_string()];
+        let err = select(Some(vec!["jsn".into()]), &valid, "implementation", "--serializer").unwrap_err();
+        assert_eq!(err, "unknown implementation `jsn` in --serializer; valid: all, json, tl");
+        assert_eq!(select(None, &valid, "x", "--y").unwrap(), valid);
+        assert!(select(Some(vec![]), &valid, "lane", "--data").is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! A small synthetic run for the gate's tests: one lane, a codec and a floor, both trees, every
+//! figure plausible, so each test changes one thing and sees the one violation it should.
+
+use tdbench_contract::{
+    BatchStats, CorpusSummary, ImplementationInfo, ImplementationKind, Machine, Measure, Operation, OperationResult, Proof, Role, Settings,
+    Stage, Tree, WorkerResult, SCHEMA_VERSION,
+};
+
+use crate::plan::{lane_slots, Entry, Plan, PlanSettings, TreeInfo};
+
+pub fn plan(measure: Measure) -> Plan {
+    let tree = |reference: &str| TreeInfo { reference: reference.into(), commit: "c0ffee".into(), dirty: false, path: "/t".into() };
+    let info = |name: &str, kind, operations: Vec<Operation>| ImplementationInfo { name: name.into(), kind, lanes: vec!["status".into()], operations };
+    let both = |name: &str| Entry { implementation: name.into(), roles: vec![Role::Baseline, Role::Current] };
+    Plan {
+        nonce: "n0nce".into(),
+        command: vec!["./run.sh".into()],
+        lanes: vec!["status".into()],
+        implementations: vec!["tl".into(), "clone".into()],
+        catalog: vec![
+            info("tl", ImplementationKind::Codec, vec![Operation::Encode, Operation::Decode]),
+            info("clone", ImplementationKind::Floor, vec![Operation::Decode]),
+        ],
+        baseline: Some(tree("HEAD")),
+        current: tree("working tree"),
+        settings: PlanSettings {
+            worker: Settings { measure, ..Settings::default() },
+            rounds: 3,
+            confirm_rounds: 0,
+            threshold_percent: 1.0,
+            allow_format_change: false,
+        },
+        slots: lane_slots("status", &[both("tl"), both("clone")], 3, 0, Stage::Screen),
+    }
+}
+
+/// One sample per slot; every batch near `ns` (the same in both trees), instructions when counted.
+pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
+    plan.slots
+        .iter()
+        .map(|slot| {
+            let info = plan.implementation(&slot.implementation).unwrap();
+            let operations = info
+                .operations
+                .iter()
+                .map(|&operation| {
+                    let wobble = (slot.sample % 3) as f64;
+                    let batches = if plan.settings.worker.measure.times() { vec![103.0 + wobble, 100.0 + wobble, 101.0] } else { Vec::new() };
+                    OperationResult {
+                        operation,
+                        encoded_bytes: 60.0,
+                        proof: Proof { sha256: format!("{}-{operation}", info.name) },
+                        stats: BatchStats::of(&batches),
+                        batches_ns_per_op: batches,
+                        ops_per_batch: 1000,
+                        iterations: 3000,
+                        allocations_per_op: 3.0,
+                        bytes_per_op: 120.0,
+                        instructions_per_op: plan.settings.worker.measure.counts().then_some(1500.0),
+                    }
+                })
+                .collect();
+            WorkerResult {
+                schema_version: SCHEMA_VERSION,
+                implementation: slot.implementation.clone(),
+                lane: slot.lane.clone(),
+                role: slot.role,
+                nonce: plan.nonce.clone(),
+                sample: slot.sample,
+                tree: Tree { commit: "c0ffee".into(), dirty: false },
+                machine: Machine {
+                    cpu: "test cpu".into(),
+                    os: "test os".into(),
+                    cores: 2,
+                    rustc: "rustc".into(),
+                    target: "x86_64".into(),
+                    profile: "release".into(),
+                },
+                settings: plan.settings.worker.clone(),
+                corpus: CorpusSummary { sha256: "corpus".into(), lane_payloads: 16, lane_json_bytes: 2000, lane_synthetic_payloads: 0 },
+                operations,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,208 @@
+//! Whether the samples can be trusted at all: each planned sample present once, from this run,
+//! in its slot; from the plan's trees (commit and dirty flag), on one machine, with the plan's
+//! settings and one corpus; with exactly the operations the catalog promises; with figures that
+//! are numbers a measurement can give (the batch summary recomputed from the batches); and, once
+//! everything is compared, every comparison the plan implies.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use tdbench_contract::{BatchStats, Metric, Role, WorkerResult, SCHEMA_VERSION};
+
+use crate::plan::Plan;
+use crate::results::{Comparison, Key, Violation};
+
+/// Reads every slot of the plan; each sample must be where the plan put it and say so.
+pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Violation>) {
+    let mut samples = Vec::new();
+    let mut violations = Vec::new();
+    let mut expected = BTreeSet::new();
+    for slot in &plan.slots {
+        let path = slot.file(output);
+        expected.insert(path.clone());
+        let name = slot.name();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            violations.push(Violation::general("missing sample", format!("{name}: {} is missing", path.display())));
+            continue;
+        };
+        let result: WorkerResult = match serde_json::from_str(&text) {
+            Ok(result) => result,
+            Err(e) => {
+                violations.push(Violation::general("unreadable sample", format!("{name}: {}: {e}", path.display())));
+                continue;
+            }
+        };
+        if result.schema_version != SCHEMA_VERSION {
+            violations.push(Violation::general(
+                "unreadable sample",
+                format!("{name}: schema version {} (this gate reads {SCHEMA_VERSION})", result.schema_version),
+            ));
+            continue;
+        }
+        if result.nonce != plan.nonce {
+            violations.push(Violation::general("reused sample", format!("{name}: carries nonce {} of another run (this run: {})", result.nonce, plan.nonce)));
+            continue;
+        }
+        if (result.lane.as_str(), result.implementation.as_str(), result.role, result.sample)
+            != (slot.lane.as_str(), slot.implementation.as_str(), slot.role, slot.sample)
+        {
+            violations.push(Violation::general(
+                "reordered sample",
+                format!("{name}: the file holds {}/{} {} sample {}", result.lane, result.implementation, result.role, result.sample),
+            ));
+            continue;
+        }
+        samples.push(result);
+    }
+    for file in json_files(&output.join("samples")) {
+        if !expected.contains(&file) {
+            violations.push(Violation::general("duplicate sample", format!("{} is not a slot of this run's plan", file.display())));
+        }
+    }
+    (samples, violations)
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files.extend(json_files(&path));
+            } else if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+fn sample_name(s: &WorkerResult) -> String {
+    format!("{}/{} {} sample {}", s.lane, s.implementation, s.role, s.sample)
+}
+
+/// Every worker ran on one machine and compiler, with the plan's settings, on one corpus, built
+/// from the commit and in the state (clean or not) the plan recorded for its tree.
+pub fn check_provenance(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    let Some(first) = samples.first() else { return violations };
+    for s in samples {
+        let name = sample_name(s);
+        let mut differs = |message: String| violations.push(Violation::general("metadata differs", format!("{name}: {message}")));
+        if s.machine != first.machine {
+            differs(format!("ran on {:?}, others on {:?}", s.machine, first.machine));
+        }
+        if s.settings != plan.settings.worker {
+            differs(format!("settings {:?} are not the plan's {:?}", s.settings, plan.settings.worker));
+        }
+        if s.corpus.sha256 != first.corpus.sha256 {
+            differs(format!("measured another corpus ({})", s.corpus.sha256));
+        }
+        match plan.tree(s.role) {
+            None => differs(format!("a {} sample in a run without that tree", s.role)),
+            Some(tree) => {
+                if s.tree.commit != tree.commit {
+                    differs(format!("built from {} but the plan's {} tree is {}", s.tree.commit, s.role, tree.commit));
+                }
+                if s.tree.dirty != tree.dirty {
+                    differs(format!(
+                        "its tree was {} but the plan recorded the {} tree {}",
+                        if s.tree.dirty { "dirty" } else { "clean" },
+                        s.role,
+                        if tree.dirty { "dirty" } else { "clean" }
+                    ));
+                }
+            }
+        }
+    }
+    violations
+}
+
+/// Each sample holds exactly the operations its implementation's catalog entry promises, and
+/// every figure is one a measurement can give.
+pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    let measure = plan.settings.worker.measure;
+    for s in samples {
+        let name = sample_name(s);
+        let Some(info) = plan.implementation(&s.implementation) else {
+            violations.push(Violation::general("unplanned implementation", format!("{name}: `{}` is not in the plan's catalog", s.implementation)));
+            continue;
+        };
+        let found: Vec<_> = s.operations.iter().map(|o| o.operation).collect();
+        for operation in &info.operations {
+            if !found.contains(operation) {
+                violations.push(Violation::general("missing operation", format!("{name}: no `{operation}`, which {} measures", info.name)));
+            }
+        }
+        let mut seen = HashSet::new();
+        for op in &s.operations {
+            let key = Key { lane: s.lane.clone(), implementation: s.implementation.clone(), operation: op.operation };
+            let mut invalid = |what: String| violations.push(Violation::at("invalid value", &key, format!("{} sample {}: {what}", s.role, s.sample)));
+            if !info.operations.contains(&op.operation) || !seen.insert(op.operation) {
+                invalid(format!("`{}` is not an operation {} measures once", op.operation, info.name));
+                continue;
+            }
+            if measure.times() {
+                if op.batches_ns_per_op.is_empty() {
+                    invalid("no timed batches".into());
+                } else if let Some(bad) = op.batches_ns_per_op.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+                    invalid(format!("a batch of {bad} ns/op"));
+                } else if op.stats != BatchStats::of(&op.batches_ns_per_op) {
+                    invalid(format!("its batch summary {:?} is not the summary of its batches", op.stats));
+                }
+            }
+            if measure.counts() && !info.timed_only() {
+                match op.instructions_per_op {
+                    Some(count) if count.is_finite() && count > 0.0 => {}
+                    other => invalid(format!("instruction count {other:?}")),
+                }
+            }
+            for (what, x) in [("allocations per op", op.allocations_per_op), ("bytes per op", op.bytes_per_op), ("encoded bytes", op.encoded_bytes)] {
+                if !(x.is_finite() && x >= 0.0) {
+                    invalid(format!("{what} {x}"));
+                }
+            }
+        }
+    }
+    violations
+}
+
+/// The comparisons the plan implies: for every implementation measured in both trees on a lane,
+/// each of its operations compared on allocations and bytes, on latency when timed, and on
+/// instructions when counted (TDLib round trips are timed only). One that is not there is a
+/// violation: a comparison must never vanish into a pass.
+pub fn check_coverage(plan: &Plan, comparisons: &[Comparison]) -> Vec<Violation> {
+    let made: HashSet<(Key, Metric)> = comparisons.iter().map(|c| (c.key(), c.metric)).collect();
+    let measure = plan.settings.worker.measure;
+    let mut in_both = BTreeSet::new();
+    for slot in plan.slots.iter().filter(|s| s.role == Role::Baseline) {
+        if plan.slots.iter().any(|c| c.role == Role::Current && c.lane == slot.lane && c.implementation == slot.implementation) {
+            in_both.insert((slot.lane.clone(), slot.implementation.clone()));
+        }
+    }
+    let mut violations = Vec::new();
+    for (lane, implementation) in in_both {
+        let Some(info) = plan.implementation(&implementation) else { continue };
+        for &operation in &info.operations {
+            let key = Key { lane: lane.clone(), implementation: implementation.clone(), operation };
+            let mut metrics = vec![Metric::Allocations, Metric::Bytes];
+            if measure.times() {
+                metrics.push(Metric::Latency);
+            }
+            if measure.counts() && !info.timed_only() {
+                metrics.push(Metric::Instructions);
+            }
+            for metric in metrics {
+                if !made.contains(&(key.clone(), metric)) {
+                    violations.push(Violation::at(
+                        "missing comparison",
+                        &key,
+                        format!("no {metric} comparison: the samples of one tree, or too many of them, lack it"),
+                    ));
+                }
+            }
+        }
+    }
+    violations
+}

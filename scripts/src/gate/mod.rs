@@ -1,0 +1,293 @@
+//! The gate: reads a run's plan and worker files (and nothing else), rejects what cannot be
+//! trusted, compares baseline and current, and says pass or fail. Re-runnable on a saved
+//! output folder: `cargo run --release -p tdbench-scripts --bin merge -- DIR`.
+//!
+//! One module per thing it checks, in the order they run:
+//! - [`integrity`]: every planned sample is there, once, from this run, in its slot, from the
+//!   plan's trees, machine, settings and corpus, with every operation the catalog promises and
+//!   only valid figures; and at the end, every comparison the plan implies was made;
+//! - [`determinism`]: within one tree, every process allocated, produced and counted the same;
+//! - [`format`]: baseline and current produced the same bytes;
+//! - [`allocations`], [`instructions`], [`latency`]: the regressions.
+//!
+//! A key that one tree has and the other lacks, or a figure that is zero, negative or not a
+//! number, is a violation, never a skipped comparison.
+
+mod allocations;
+mod determinism;
+mod format;
+mod instructions;
+mod integrity;
+mod latency;
+pub mod stats;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use tdbench_contract::{OperationResult, Role, RunVerdict, WorkerResult};
+
+use crate::plan::Plan;
+use crate::results::{Comparison, Key, Provenance, Results, Violation, RESULTS_SCHEMA_VERSION};
+
+pub use integrity::load_samples;
+pub use latency::{screen_flags, FAMILY_ALPHA, SCREEN_P};
+
+/// One process's figures for one operation.
+#[derive(Clone, Copy)]
+pub(crate) struct Measured<'a> {
+    pub sample: u32,
+    pub op: &'a OperationResult,
+}
+
+/// A key's measurements in each tree, in sample order.
+#[derive(Default)]
+pub(crate) struct ByRole<'a> {
+    pub baseline: Vec<Measured<'a>>,
+    pub current: Vec<Measured<'a>>,
+}
+
+impl<'a> ByRole<'a> {
+    pub fn role(&self, role: Role) -> &[Measured<'a>] {
+        match role {
+            Role::Baseline => &self.baseline,
+            Role::Current => &self.current,
+        }
+    }
+
+    /// The first process of each tree, when both trees measured the key.
+    pub fn firsts(&self) -> Option<(&'a OperationResult, &'a OperationResult)> {
+        Some((self.baseline.first()?.op, self.current.first()?.op))
+    }
+}
+
+pub(crate) type Grouped<'a> = BTreeMap<Key, ByRole<'a>>;
+
+pub(crate) fn group(samples: &[WorkerResult]) -> Grouped<'_> {
+    let mut grouped: Grouped = BTreeMap::new();
+    for s in samples {
+        for op in &s.operations {
+            let key = Key { lane: s.lane.clone(), implementation: s.implementation.clone(), operation: op.operation };
+            let by_role = grouped.entry(key).or_default();
+            let list = match s.role {
+                Role::Baseline => &mut by_role.baseline,
+                Role::Current => &mut by_role.current,
+            };
+            list.push(Measured { sample: s.sample, op });
+        }
+    }
+    for by_role in grouped.values_mut() {
+        by_role.baseline.sort_by_key(|m| m.sample);
+        by_role.current.sort_by_key(|m| m.sample);
+    }
+    grouped
+}
+
+/// Reads the plan a run wrote before its first worker.
+pub fn read_plan(output: &Path) -> Result<Plan, String> {
+    let path = output.join("plan.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Merges a run folder: the full results, whatever the verdict.
+pub fn merge(output: &Path) -> Result<Results, String> {
+    let plan = read_plan(output)?;
+    let (samples, violations) = integrity::load_samples(output, &plan);
+    Ok(judge(&plan, samples, violations))
+}
+
+/// Every check over samples already loaded; `violations` are those found while loading.
+pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violation>) -> Results {
+    violations.extend(integrity::check_provenance(plan, &samples));
+    violations.extend(integrity::check_contents(plan, &samples));
+    let grouped = group(&samples);
+    violations.extend(determinism::check(&grouped));
+    violations.extend(format::check(plan, &grouped));
+    let mut comparisons: Vec<Comparison> = Vec::new();
+    for found in [allocations::compare(&grouped), instructions::compare(plan, &grouped), latency::compare(plan, &grouped)] {
+        let (c, v) = found;
+        comparisons.extend(c);
+        violations.extend(v);
+    }
+    comparisons.sort_by(|a, b| (a.key(), a.metric).cmp(&(b.key(), b.metric)));
+    violations.extend(integrity::check_coverage(plan, &comparisons));
+    let verdict = if violations.is_empty() { RunVerdict::Pass } else { RunVerdict::Fail };
+    Results {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        verdict,
+        provenance: Provenance {
+            nonce: plan.nonce.clone(),
+            command: plan.command.clone(),
+            lanes: plan.lanes.clone(),
+            implementations: plan.implementations.clone(),
+            catalog: plan.catalog.clone(),
+            baseline: plan.baseline.clone(),
+            current: plan.current.clone(),
+            machine: samples.first().map(|s| s.machine.clone()),
+            settings: plan.settings.clone(),
+            merged_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        },
+        violations,
+        comparisons,
+        samples,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixture;
+
+#[cfg(test)]
+mod tests {
+    use tdbench_contract::{BatchStats, Measure, Metric, Operation, Verdict};
+
+    use super::fixture;
+    use super::*;
+
+    fn kinds(results: &Results) -> Vec<&str> {
+        let mut kinds: Vec<&str> = results.violations.iter().map(|v| v.kind.as_str()).collect();
+        kinds.dedup();
+        kinds
+    }
+
+    /// Judges the fixture after `tamper`.
+    fn judged(measure: Measure, tamper: impl FnOnce(&mut Vec<WorkerResult>)) -> Results {
+        let plan = fixture::plan(measure);
+        let mut samples = fixture::samples(&plan);
+        tamper(&mut samples);
+        judge(&plan, samples, Vec::new())
+    }
+
+    fn current_tl(samples: &mut [WorkerResult]) -> impl Iterator<Item = &mut WorkerResult> {
+        samples.iter_mut().filter(|s| s.role == Role::Current && s.implementation == "tl")
+    }
+
+    #[test]
+    fn the_untouched_fixture_passes_with_every_comparison() {
+        for measure in [Measure::Time, Measure::Instructions, Measure::Both] {
+            let results = judged(measure, |_| {});
+            assert!(results.passed(), "{measure}: {:?}", results.violations);
+            let latency = results.comparisons.iter().filter(|c| c.metric == Metric::Latency).count();
+            let counted = results.comparisons.iter().filter(|c| c.metric == Metric::Instructions).count();
+            assert_eq!((latency, counted), (if measure.times() { 3 } else { 0 }, if measure.counts() { 3 } else { 0 }), "{measure}");
+            assert!(results.comparisons.iter().all(|c| c.verdict == Verdict::Pass));
+        }
+    }
+
+    #[test]
+    fn an_operation_missing_from_one_tree_fails() {
+        let results = judged(Measure::Time, |samples| {
+            for s in current_tl(samples) {
+                s.operations.retain(|o| o.operation != Operation::Decode);
+            }
+        });
+        assert!(!results.passed());
+        assert_eq!(kinds(&results), ["missing operation", "missing comparison"]);
+    }
+
+    #[test]
+    fn an_operation_missing_from_both_trees_fails() {
+        let results = judged(Measure::Time, |samples| {
+            for s in samples.iter_mut().filter(|s| s.implementation == "tl") {
+                s.operations.retain(|o| o.operation != Operation::Decode);
+            }
+        });
+        assert_eq!(kinds(&results), ["missing operation", "missing comparison"]);
+    }
+
+    #[test]
+    fn a_summary_that_disagrees_with_its_batches_fails() {
+        let results = judged(Measure::Time, |samples| {
+            let s = current_tl(samples).next().unwrap();
+            let stats = s.operations[1].stats.as_mut().unwrap();
+            stats.fastest /= 2.0;
+        });
+        assert_eq!(kinds(&results), ["invalid value"]);
+        assert!(results.violations[0].message.contains("summary"), "{}", results.violations[0].message);
+    }
+
+    #[test]
+    fn nulled_stats_fail() {
+        let results = judged(Measure::Time, |samples| current_tl(samples).for_each(|s| s.operations[1].stats = None));
+        assert_eq!(kinds(&results), ["invalid value"]);
+    }
+
+    #[test]
+    fn zero_negative_or_nan_batches_fail_and_leave_no_silent_gap() {
+        for bad in [0.0, -5.0, f64::NAN, f64::INFINITY] {
+            let results = judged(Measure::Time, |samples| {
+                for s in current_tl(samples) {
+                    s.operations[1].batches_ns_per_op[0] = bad;
+                    s.operations[1].stats = BatchStats::of(&s.operations[1].batches_ns_per_op);
+                }
+            });
+            assert_eq!(kinds(&results), ["invalid value", "missing comparison"], "batch {bad}");
+        }
+    }
+
+    #[test]
+    fn no_batches_under_time_fails() {
+        let results = judged(Measure::Time, |samples| {
+            for s in current_tl(samples) {
+                s.operations[0].batches_ns_per_op.clear();
+                s.operations[0].stats = None;
+            }
+        });
+        assert_eq!(kinds(&results), ["invalid value", "missing comparison"]);
+    }
+
+    #[test]
+    fn a_zero_instruction_count_fails() {
+        for bad in [Some(0.0), None, Some(f64::NAN), Some(-1.0)] {
+            let results = judged(Measure::Instructions, |samples| current_tl(samples).for_each(|s| s.operations[0].instructions_per_op = bad));
+            assert_eq!(kinds(&results), ["invalid value", "missing comparison"], "count {bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_dirty_sample_against_a_clean_plan_fails() {
+        let results = judged(Measure::Time, |samples| current_tl(samples).next().unwrap().tree.dirty = true);
+        assert_eq!(kinds(&results), ["metadata differs"]);
+        assert!(results.violations[0].message.contains("dirty"));
+    }
+
+    #[test]
+    fn settings_other_than_the_plans_fail() {
+        let results = judged(Measure::Time, |samples| samples.iter_mut().for_each(|s| s.settings.duration_ms = 1));
+        assert!(kinds(&results).contains(&"metadata differs"));
+    }
+
+    #[test]
+    fn an_operation_the_catalog_does_not_promise_fails() {
+        let results = judged(Measure::Time, |samples| {
+            let s = samples.iter_mut().find(|s| s.implementation == "clone").unwrap();
+            let mut extra = s.operations[0].clone();
+            extra.operation = Operation::Encode;
+            s.operations.push(extra);
+        });
+        assert_eq!(kinds(&results), ["invalid value"]);
+    }
+
+    #[test]
+    fn slower_current_batches_fail_on_latency_only() {
+        let results = judged(Measure::Time, |samples| {
+            for s in current_tl(samples) {
+                for b in &mut s.operations[1].batches_ns_per_op {
+                    *b *= 1.2;
+                }
+                s.operations[1].stats = BatchStats::of(&s.operations[1].batches_ns_per_op);
+            }
+        });
+        assert_eq!(kinds(&results), ["latency regression"]);
+    }
+
+    #[test]
+    fn more_allocations_and_more_instructions_fail() {
+        let results = judged(Measure::Instructions, |samples| {
+            for s in current_tl(samples) {
+                s.operations[1].allocations_per_op = 4.0;
+                s.operations[0].instructions_per_op = Some(1516.0);
+            }
+        });
+        assert_eq!(kinds(&results), ["allocation regression", "instruction regression"]);
+    }
+}

@@ -1,0 +1,114 @@
+//! What a merged run is: its verdict, provenance, violations, comparisons and samples. The gate
+//! produces it; the summary, the files and the report only read it.
+
+use serde::{Deserialize, Serialize};
+use tdbench_contract::{ImplementationInfo, Machine, Metric, Operation, RunVerdict, Stage, Verdict, WorkerResult};
+
+use crate::plan::{PlanSettings, TreeInfo};
+
+/// Bumped when a field changes meaning.
+pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+
+/// Something that makes a run fail: a regression, or a reason its samples cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Violation {
+    pub kind: String,
+    pub lane: Option<String>,
+    pub implementation: Option<String>,
+    pub operation: Option<Operation>,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn general(kind: &str, message: String) -> Violation {
+        Violation { kind: kind.into(), lane: None, implementation: None, operation: None, message }
+    }
+
+    pub fn at(kind: &str, key: &Key, message: String) -> Violation {
+        Violation {
+            kind: kind.into(),
+            lane: Some(key.lane.clone()),
+            implementation: Some(key.implementation.clone()),
+            operation: Some(key.operation),
+            message,
+        }
+    }
+}
+
+/// One lane, implementation and operation: what a comparison is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub lane: String,
+    pub implementation: String,
+    pub operation: Operation,
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}/{}", self.lane, self.implementation, self.operation)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub lane: String,
+    pub implementation: String,
+    pub operation: Operation,
+    pub metric: Metric,
+    pub baseline: f64,
+    pub current: f64,
+    /// current/baseline − 1.
+    pub change: f64,
+    /// Family-wise interval of the change, where there is one.
+    pub interval: Option<(f64, f64)>,
+    /// The smallest slowdown this comparison could have detected.
+    pub detectable: Option<f64>,
+    pub pairs: usize,
+    pub stage: Stage,
+    pub verdict: Verdict,
+}
+
+impl Comparison {
+    pub fn key(&self) -> Key {
+        Key { lane: self.lane.clone(), implementation: self.implementation.clone(), operation: self.operation }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub nonce: String,
+    pub command: Vec<String>,
+    /// What the run was asked to measure, so a report can say what is missing.
+    pub lanes: Vec<String>,
+    pub implementations: Vec<String>,
+    /// What the current tree's worker said of each implementation measured.
+    #[serde(default)]
+    pub catalog: Vec<ImplementationInfo>,
+    pub baseline: Option<TreeInfo>,
+    pub current: TreeInfo,
+    pub machine: Option<Machine>,
+    pub settings: PlanSettings,
+    pub merged_at_unix: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    pub verdict: RunVerdict,
+    pub provenance: Provenance,
+    pub violations: Vec<Violation>,
+    pub comparisons: Vec<Comparison>,
+    pub samples: Vec<WorkerResult>,
+}
+
+impl Results {
+    pub fn passed(&self) -> bool {
+        self.verdict == RunVerdict::Pass
+    }
+
+    /// Latency comparisons the screen flagged and nothing confirmed, for want of confirmation
+    /// samples: not a failure, never silent.
+    pub fn inconclusive(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| c.verdict == Verdict::Inconclusive)
+    }
+}

@@ -1,0 +1,139 @@
+//! Building each tree's worker, linking its code layouts, and asking it what it can measure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tdbench_contract::{Catalog, Role};
+
+use super::{environment, Failure};
+use crate::plan::TreeInfo;
+
+/// A tree, where it builds, and what its worker says it can measure.
+pub struct Built {
+    pub info: TreeInfo,
+    /// The target folder the tree builds into.
+    pub target: PathBuf,
+    pub catalog: Catalog,
+}
+
+pub struct Trees {
+    pub current: Built,
+    pub baseline: Option<Built>,
+}
+
+impl Trees {
+    pub fn get(&self, role: Role) -> &Built {
+        match role {
+            Role::Current => &self.current,
+            Role::Baseline => self.baseline.as_ref().expect("baseline slots only with a baseline"),
+        }
+    }
+
+    pub fn roles(&self) -> Vec<Role> {
+        if self.baseline.is_some() { vec![Role::Baseline, Role::Current] } else { vec![Role::Current] }
+    }
+
+    /// The worker of `role`'s tree linked with code layout `seed` (see [`link_layout`]).
+    pub fn worker(&self, role: Role, seed: u32) -> PathBuf {
+        self.get(role).target.join(format!("layouts/worker-{seed}"))
+    }
+
+    /// Links every layout the given samples need, in both trees.
+    pub fn link_layouts(&self, samples: std::ops::Range<u32>) -> Result<(), Failure> {
+        eprintln!("linking {} code layout(s) per tree…", samples.len());
+        for role in self.roles() {
+            let built = self.get(role);
+            for sample in samples.clone() {
+                link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sample `k` of both trees runs with layout seed `k + 1` (0 would ask LLD for a random one).
+pub fn layout_seed(sample: u32) -> u32 {
+    sample + 1
+}
+
+/// Builds the tree's worker and reads its catalog.
+///
+/// Each tree builds into its own target folder. Both builds remap their source and target
+/// folders to the same names: otherwise the paths embedded in the binary (panic locations,
+/// generated files) differ in length, the linker shifts every function, and two builds of the
+/// same commit measure differently — a false alarm in every A/A run (seen: a 13% gap on
+/// `clone`, from a 64-byte shift).
+pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool) -> Result<Built, Failure> {
+    let tree = PathBuf::from(&info.path);
+    eprintln!("building the {role} tree's worker (release; a first build takes a few minutes)…");
+    let status = cargo(&tree, &target, &["build", "--release", "--bin", "worker"], ci)?;
+    if !status.success() {
+        let why = if !tree.join("src/bin/worker.rs").exists() {
+            format!("the {role} tree ({}) has no worker: it is older than the runner; pick a later --baseline", tree.display())
+        } else {
+            format!("the {role} tree ({}) does not compile: cargo's errors are above; nothing was measured", tree.display())
+        };
+        return Err(environment(why));
+    }
+    let catalog = listed(&target.join("release/worker"), &tree)?;
+    Ok(Built { info, target, catalog })
+}
+
+/// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
+fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
+    let mut flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .ok()
+        .filter(|f| !f.is_empty())
+        .map(|f| f.split('\x1f').map(String::from).collect())
+        .unwrap_or_default();
+    // rustc applies the last matching prefix: the target folder (inside the baseline worktree,
+    // not inside the current tree's layout) must come after the tree, or its paths would map
+    // to two different names in the two trees.
+    flags.push(format!("--remap-path-prefix={}=/tdbench/tree", tree.display()));
+    flags.push(format!("--remap-path-prefix={}=/tdbench/target", target.display()));
+    let mut command = Command::new("cargo");
+    // `--quiet` belongs to cargo's subcommand, before any `--` that starts rustc's arguments.
+    command.arg(args[0]);
+    if quiet {
+        command.arg("--quiet");
+    }
+    command
+        .args(&args[1..])
+        .current_dir(tree)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
+        .env_remove("RUSTFLAGS");
+    command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))
+}
+
+/// Links the tree's worker with its functions in an order shuffled by `seed` (LLD's
+/// `--shuffle-sections`), into `layouts/worker-SEED`.
+///
+/// Why: any change moves the code after it, and where a hot loop lands (alignment, cache sets,
+/// branch-predictor aliasing) can move unchanged code by several percent — seen here: adding
+/// work to msgpack's decode made bincode's and tl's decode 2–3% slower in every process. With
+/// one layout per sample, the same for both trees, an A/A pair is still two identical binaries,
+/// while a real change meets a different layout draw in every pair: layout luck becomes noise
+/// the intervals account for instead of a bias that fails unrelated code.
+fn link_layout(tree: &Path, target: &Path, role: Role, seed: u32) -> Result<(), Failure> {
+    let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
+    let status = cargo(tree, target, &["rustc", "--release", "--bin", "worker", "--", "-C", &shuffle], true)?;
+    if !status.success() {
+        return Err(environment(format!("linking the {role} worker with layout {seed} failed")));
+    }
+    let layouts = target.join("layouts");
+    std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
+    std::fs::copy(target.join("release/worker"), layouts.join(format!("worker-{seed}")))
+        .map_err(|e| environment(format!("cannot keep layout {seed}: {e}")))?;
+    Ok(())
+}
+
+/// What a worker binary can measure (`worker --list`), asked in its tree.
+fn listed(worker: &Path, tree: &Path) -> Result<Catalog, Failure> {
+    let output = Command::new(worker)
+        .arg("--list")
+        .current_dir(tree)
+        .output()
+        .map_err(|e| environment(format!("cannot run {}: {e}", worker.display())))?;
+    Catalog::parse(&output.stdout).map_err(|e| environment(format!("{}: {e}", worker.display())))
+}
