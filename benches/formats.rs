@@ -7,16 +7,15 @@
 //! after another: fine for exploring, while the gate's numbers come from `./run.sh`'s fresh,
 //! balanced processes.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tdbench::corpus::{lanes::LANES, Corpus};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use tdbench::corpus::{Corpus, lanes::LANES};
 use tdbench::registry;
 use tdbench::validate::validate_payload;
 use tdbench::worker::{kernels, measured_loop, proof};
 
 fn formats(c: &mut Criterion) {
-    let corpus = Corpus::load(&Corpus::default_dir()).unwrap_or_else(|errors| {
-        panic!("corpus does not load:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
-    });
+    let corpus = Corpus::load(&Corpus::default_dir())
+        .unwrap_or_else(|errors| panic!("corpus does not load:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")));
     let failures: Vec<String> = corpus.payloads.iter().flat_map(validate_payload).map(|f| f.to_string()).collect();
     assert!(failures.is_empty(), "validation failed; nothing measured:\n{}", failures.join("\n"));
 

@@ -8,8 +8,7 @@ fn main() {
     println!("cargo:rerun-if-changed={schema_path}");
     let text = fs::read_to_string(schema_path).unwrap_or_else(|e| panic!("reading {schema_path}: {e}"));
     let definitions = tl_parser::parse_schema(&text).unwrap_or_else(|e| panic!("{schema_path}: {e}"));
-    let generated =
-        tl_gen::generate(&definitions, "models/schema/td_api.tl").unwrap_or_else(|e| panic!("{schema_path}: {e}"));
+    let generated = tl_gen::generate(&definitions, "models/schema/td_api.tl").unwrap_or_else(|e| panic!("{schema_path}: {e}"));
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out_dir);
     let proto = generated.proto.unwrap_or_else(|e| panic!("{schema_path}: {e}"));

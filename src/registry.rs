@@ -4,8 +4,8 @@
 
 use tdbench_contract::{ImplementationKind, Operation};
 
-use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 use crate::Codec;
+use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 
 /// The codecs: `json` (the path being argued about) first, then the project's own TDLib JSON.
 pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &Protobuf, &MsgPack, &Tl, &Bincode];

@@ -5,14 +5,14 @@
 //! `TDJSON=/path/to/libtdjson.so` wins; otherwise `.cache/tdjson/libtdjson.so`, which
 //! `scripts/install-tdjson.sh` takes from the PyPI package python-telegram 2.0.0 (TDLib 1.8.66).
 
-use std::ffi::{c_char, c_double, c_int, CStr, CString};
+use std::ffi::{CStr, CString, c_char, c_double, c_int};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tdbench_models::Object;
 
-use crate::codecs::json::{Json, TdlibFormatter};
 use crate::Codec;
+use crate::codecs::json::{Json, TdlibFormatter};
 
 /// The TDLib version `models/schema/td_api.tl` was taken from.
 pub const SCHEMA_TDLIB_VERSION: &str = "1.8.66";
@@ -214,8 +214,7 @@ pub fn echo_method(value: &Object) -> Option<&'static str> {
 
 fn json_string(value: &str) -> String {
     let mut out = Vec::new();
-    serde::Serialize::serialize(value, &mut serde_json::Serializer::with_formatter(&mut out, TdlibFormatter))
-        .expect("strings serialize");
+    serde::Serialize::serialize(value, &mut serde_json::Serializer::with_formatter(&mut out, TdlibFormatter)).expect("strings serialize");
     String::from_utf8(out).expect("the TDLib writer emits ASCII")
 }
 
@@ -232,15 +231,13 @@ pub fn echo_request(value: &Object) -> Option<String> {
         Object::TestString(t) => json_string(&t.value),
         Object::TestBytes(t) => json_string(&base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &t.value)),
         Object::TestVectorInt(t) => serde_json::to_string(&t.value).expect("ints serialize"),
-        Object::TestVectorIntObject(t) => format!(
-            "[{}]",
-            t.value.iter().map(|v| json_of(&Object::TestInt(v.clone()))).collect::<Vec<_>>().join(",")
-        ),
+        Object::TestVectorIntObject(t) => {
+            format!("[{}]", t.value.iter().map(|v| json_of(&Object::TestInt(v.clone()))).collect::<Vec<_>>().join(","))
+        }
         Object::TestVectorString(t) => format!("[{}]", t.value.iter().map(|v| json_string(v)).collect::<Vec<_>>().join(",")),
-        Object::TestVectorStringObject(t) => format!(
-            "[{}]",
-            t.value.iter().map(|v| json_of(&Object::TestString(v.clone()))).collect::<Vec<_>>().join(",")
-        ),
+        Object::TestVectorStringObject(t) => {
+            format!("[{}]", t.value.iter().map(|v| json_of(&Object::TestString(v.clone()))).collect::<Vec<_>>().join(","))
+        }
         _ => return None,
     };
     let method = echo_method(value)?;

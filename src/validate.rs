@@ -32,9 +32,8 @@ pub fn validate_corpus(corpus: &Corpus) -> Vec<Failure> {
 
 pub fn validate_payload(payload: &Payload) -> Vec<Failure> {
     let mut failures = Vec::new();
-    let mut fail = |implementation: &'static str, message: String| {
-        failures.push(Failure { location: payload.location(), implementation, message })
-    };
+    let mut fail =
+        |implementation: &'static str, message: String| failures.push(Failure { location: payload.location(), implementation, message });
     let mut buffer = Vec::new();
     for codec in CODECS {
         let name = codec.name();
@@ -108,13 +107,7 @@ pub fn first_difference(expected: &[u8], got: &[u8]) -> String {
         let end = (at + 24).min(bytes.len());
         String::from_utf8_lossy(&bytes[start..end]).escape_debug().to_string()
     };
-    format!(
-        "at byte {at} (lengths {} and {}): expected …{}…, got …{}…",
-        expected.len(),
-        got.len(),
-        window(expected),
-        window(got)
-    )
+    format!("at byte {at} (lengths {} and {}): expected …{}…, got …{}…", expected.len(), got.len(), window(expected), window(got))
 }
 
 #[cfg(test)]

@@ -2,14 +2,13 @@
 //! emits, and the validator catches what it is there to catch.
 
 use tdbench::corpus::lanes::LANES;
-use tdbench::corpus::{synth, Corpus, FileRole, Payload};
+use tdbench::corpus::{Corpus, FileRole, Payload, synth};
 use tdbench::registry::tdlib_json_codecs;
 use tdbench::validate::{validate_corpus, validate_payload};
 
 fn corpus() -> Corpus {
-    Corpus::load(&Corpus::default_dir()).unwrap_or_else(|errors| {
-        panic!("corpus does not load:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
-    })
+    Corpus::load(&Corpus::default_dir())
+        .unwrap_or_else(|errors| panic!("corpus does not load:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")))
 }
 
 #[test]
@@ -123,11 +122,8 @@ fn validation_catches_a_reader_that_returns_another_object() {
 fn validate_binary_names_every_failing_payload() {
     let dir = std::env::temp_dir().join(format!("tdbench-validate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("capture.jsonl"),
-        "{\"@type\":\"ok\"}\n{\"@type\":\"notAType\"}\n{\"@type\":\"testString\",\"value\":\"x\"\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("capture.jsonl"), "{\"@type\":\"ok\"}\n{\"@type\":\"notAType\"}\n{\"@type\":\"testString\",\"value\":\"x\"\n")
+        .unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_validate")).arg("--corpus").arg(&dir).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");

@@ -13,11 +13,11 @@
 
 use std::collections::HashMap;
 
-use tdbench::alloc::{measure, CountingAllocator};
-use tdbench::corpus::synth::Rng;
-use tdbench::corpus::Corpus;
-use tdbench::registry::codec;
 use tdbench::Codec;
+use tdbench::alloc::{CountingAllocator, measure};
+use tdbench::corpus::Corpus;
+use tdbench::corpus::synth::Rng;
+use tdbench::registry::codec;
 use tl_parser::{Category, Definition, Type};
 
 #[global_allocator]
@@ -82,20 +82,43 @@ struct Writer<'s> {
 }
 
 const STRING_PIECES: &[&str] = &[
-    "hello", " ", "world", "", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b", "\\f", "\\r", "\\u0001", "\\u001f", "\\u00e9",
-    "\\u00E9", "é", "日本", "😀", "\\ud83d\\ude00", "\\u65e5", "{[,:]}", "\u{7f}", "null", "@type",
+    "hello",
+    " ",
+    "world",
+    "",
+    "\\n",
+    "\\\"",
+    "\\\\",
+    "\\/",
+    "\\t",
+    "\\b",
+    "\\f",
+    "\\r",
+    "\\u0001",
+    "\\u001f",
+    "\\u00e9",
+    "\\u00E9",
+    "é",
+    "日本",
+    "😀",
+    "\\ud83d\\ude00",
+    "\\u65e5",
+    "{[,:]}",
+    "\u{7f}",
+    "null",
+    "@type",
 ];
 
 impl Writer<'_> {
     fn whitespace(&mut self) -> &'static str {
-        if self.rng.chance(8) { *self.rng.pick(&[" ", "\n", "\t ", "\r\n  "]) } else { "" }
+        if self.rng.chance(8) { self.rng.pick::<&str>(&[" ", "\n", "\t ", "\r\n  "]) } else { "" }
     }
 
     fn string(&mut self) -> String {
         let pieces = self.rng.range(0, 6);
         let mut s = String::from("\"");
         for _ in 0..pieces {
-            let piece: &str = *self.rng.pick::<&str>(STRING_PIECES);
+            let piece: &str = self.rng.pick::<&str>(STRING_PIECES);
             s.push_str(piece);
         }
         s.push('"');
@@ -228,7 +251,7 @@ impl Writer<'_> {
 #[test]
 fn random_objects_from_the_schema_read_and_write_alike() {
     let schema = Schema::load();
-    let mut writer = Writer { schema: &schema, rng: Rng::new(0x6a73_6f6e_2d74_64) };
+    let mut writer = Writer { schema: &schema, rng: Rng::new(0x6a_736f_6e2d_7464) };
     let (mut checked, mut slow_path) = (0, 0);
     for _ in 0..4000 {
         let text = writer.payload();
@@ -375,7 +398,8 @@ fn a_long_array_reads_on_a_small_stack() {
 
 #[test]
 fn unknown_members_of_every_shape_do_not_cut_the_object_short() {
-    let text = br#"{"@type":"file","x":[{"]":"}"},[[]],"\"]}"],"id":5,"y":{"a":{"b":[1,{"c":"}"}]}},"size":7,"z":"\\\"}","expected_size":9}"#;
+    let text =
+        br#"{"@type":"file","x":[{"]":"}"},[[]],"\"]}"],"id":5,"y":{"a":{"b":[1,{"c":"}"}]}},"size":7,"z":"\\\"}","expected_size":9}"#;
     let decoded = json_td().decode(text);
     let Ok(tdbench::Object::File(file)) = decoded else { panic!("decodes as a file: {decoded:?}") };
     assert_eq!((file.id, file.size, file.expected_size), (5, 7, 9));

@@ -8,10 +8,10 @@ use base64::Engine;
 use prost::Message;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, ReflectMessage, Value as Reflected};
 use serde_json::{Map, Value};
+use tdbench::Codec;
 use tdbench::codecs::protobuf::Protobuf;
 use tdbench::corpus::Corpus;
 use tdbench::models::{self, Object};
-use tdbench::Codec;
 
 fn proto_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/proto")

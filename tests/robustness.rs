@@ -2,9 +2,9 @@
 //! error or a value — never a panic, never an allocation larger than the input justifies, never
 //! unbounded recursion. A length prefix claiming a gigabyte in a short buffer fails cleanly.
 
-use tdbench::alloc::{measure, CountingAllocator};
-use tdbench::corpus::synth::Rng;
+use tdbench::alloc::{CountingAllocator, measure};
 use tdbench::corpus::Corpus;
+use tdbench::corpus::synth::Rng;
 use tdbench::registry::CODECS;
 use tdbench::{Codec, Object};
 

@@ -8,7 +8,7 @@
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use tdbench::corpus::Corpus;
 use tdbench::registry::tdlib_json_codecs;
-use tdbench::tdlib::{echo_request, Tdjson, HOW_TO_ENABLE};
+use tdbench::tdlib::{HOW_TO_ENABLE, Tdjson, echo_request};
 use tdbench::validate::strip_client_envelope;
 
 fn tdlib_echoes_our_bytes(td: &Tdjson) -> Result<(), Failed> {

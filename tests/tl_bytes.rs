@@ -1,8 +1,8 @@
 //! Binary TL against byte expectations written out by hand from the TL rules, not from our writer.
 
+use tdbench::Codec;
 use tdbench::codecs::tl::Tl;
 use tdbench::models::*;
-use tdbench::Codec;
 
 fn encode(value: Object) -> Vec<u8> {
     let mut out = Vec::new();

@@ -165,7 +165,9 @@ mod tests {
     fn values_out_of_range_are_refused() {
         let parse = |extra: &[&str]| Cli::try_parse_from(["worker", "--implementation", "tl", "--lane", "status"].iter().chain(extra));
         assert!(parse(&[]).is_ok());
-        for bad in [["--duration-ms", "0"], ["--allocation-iterations", "0"], ["--measure", "wall"], ["--role", "other"], ["--sample", "-1"]] {
+        for bad in
+            [["--duration-ms", "0"], ["--allocation-iterations", "0"], ["--measure", "wall"], ["--role", "other"], ["--sample", "-1"]]
+        {
             assert!(parse(&bad).is_err(), "{bad:?} accepted");
         }
     }

@@ -19,4 +19,4 @@ mod result;
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
 pub use job::{Job, Settings};
-pub use result::{BatchStats, CorpusSummary, Machine, OperationResult, Proof, Tree, WorkerResult, SCHEMA_VERSION};
+pub use result::{BatchStats, CorpusSummary, Machine, OperationResult, Proof, SCHEMA_VERSION, Tree, WorkerResult};

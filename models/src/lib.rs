@@ -20,7 +20,9 @@ pub mod serde_support;
 pub mod td_json;
 pub mod tl;
 
-/// The generated models. Never edited by hand: change the schema or `tl-gen` instead.
+/// The generated models. Never edited by hand: change the schema or `tl-gen` instead. Lints are
+/// for hand-written code: generated code is regular by construction (`x | 0`, one-arm matches).
+#[allow(clippy::all)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/types.rs"));
     include!(concat!(env!("OUT_DIR"), "/serde_impls.rs"));

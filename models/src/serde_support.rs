@@ -10,9 +10,9 @@
 use std::fmt;
 
 use base64::Engine;
+use serde::Serialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
-use serde::Serialize;
 
 use crate::TDLIB_BASE64 as BASE64;
 
@@ -48,11 +48,7 @@ pub struct Base64<'a>(pub &'a [u8]);
 
 impl Serialize for Base64<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if serializer.is_human_readable() {
-            serializer.serialize_str(&BASE64.encode(self.0))
-        } else {
-            serializer.serialize_bytes(self.0)
-        }
+        if serializer.is_human_readable() { serializer.serialize_str(&BASE64.encode(self.0)) } else { serializer.serialize_bytes(self.0) }
     }
 }
 

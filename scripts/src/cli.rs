@@ -72,11 +72,7 @@ pub struct Options {
 
 fn percent(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim_end_matches('%').parse().map_err(|_| format!("`{text}` is not a percentage"))?;
-    if value.is_finite() && value > 0.0 && value <= 100.0 {
-        Ok(value)
-    } else {
-        Err(format!("{value} is not above 0 and at most 100"))
-    }
+    if value.is_finite() && value > 0.0 && value <= 100.0 { Ok(value) } else { Err(format!("{value} is not above 0 and at most 100")) }
 }
 
 /// A comma list as asked: `None` for all, else the names once each, in the order given.

@@ -26,5 +26,7 @@ pub fn slim(results: &Results) -> Results {
 
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     let partial = path.with_extension("partial");
-    std::fs::write(&partial, text).and_then(|_| std::fs::rename(&partial, path)).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(&partial, text)
+        .and_then(|_| std::fs::rename(&partial, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use xshell::{cmd, Shell};
+use xshell::{Shell, cmd};
 
 use crate::plan::TreeInfo;
 

@@ -92,12 +92,7 @@ fn footer(results: &Results) -> String {
             inconclusive.join(", ")
         );
     }
-    out += &format!(
-        "verdict: {} ({} comparisons, {} violations)\n",
-        results.verdict,
-        results.comparisons.len(),
-        results.violations.len()
-    );
+    out += &format!("verdict: {} ({} comparisons, {} violations)\n", results.verdict, results.comparisons.len(), results.violations.len());
     out
 }
 

@@ -66,7 +66,8 @@ fn repo() -> Result<PathBuf, Failed> {
     Ok(repo)
 }
 
-const TINY: &[&str] = &["--duration", "20", "--warmup", "5", "--rounds", "1", "--confirm-rounds", "1", "--allocation-iterations", "40", "--ci"];
+const TINY: &[&str] =
+    &["--duration", "20", "--warmup", "5", "--rounds", "1", "--confirm-rounds", "1", "--allocation-iterations", "40", "--ci"];
 
 fn run_in(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output, Failed> {
     let output = Command::new(env!("CARGO_BIN_EXE_run")).args(args).envs(env.iter().copied()).current_dir(repo).output()?;
@@ -196,10 +197,15 @@ fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> Outcome 
     Ok(())
 }
 
+/// A gate rule: the violation kind it must report, the scenario's name, how to tamper.
+type Rule = (&'static str, &'static str, fn(&Path) -> Outcome);
+
 fn merger_trials() -> Vec<Trial> {
-    let cases: Vec<(&'static str, &'static str, fn(&Path) -> Outcome)> = vec![
+    let cases: Vec<Rule> = vec![
         ("missing sample", "a_deleted_sample", |d| Ok(std::fs::remove_file(sample(d, "current", 0))?)),
-        ("duplicate sample", "an_extra_sample_file", |d| Ok(std::fs::copy(sample(d, "current", 0), d.join("samples/status/tl/current-0-copy.json")).map(|_| ())?)),
+        ("duplicate sample", "an_extra_sample_file", |d| {
+            Ok(std::fs::copy(sample(d, "current", 0), d.join("samples/status/tl/current-0-copy.json")).map(|_| ())?)
+        }),
         ("reordered sample", "two_swapped_samples", |d| {
             let (a, b) = (sample(d, "current", 0), sample(d, "current", 1));
             let (ta, tb) = (std::fs::read(&a)?, std::fs::read(&b)?);
@@ -208,7 +214,9 @@ fn merger_trials() -> Vec<Trial> {
         }),
         ("reused sample", "a_sample_of_another_run", |d| edit_json(&sample(d, "baseline", 1), |v| v["nonce"] = "0123456789abcdef".into())),
         ("metadata differs", "another_machine", |d| edit_json(&sample(d, "baseline", 0), |v| v["machine"]["cpu"] = "another CPU".into())),
-        ("metadata differs", "a_dirty_tree_against_a_clean_plan", |d| edit_json(&sample(d, "current", 0), |v| v["tree"]["dirty"] = true.into())),
+        ("metadata differs", "a_dirty_tree_against_a_clean_plan", |d| {
+            edit_json(&sample(d, "current", 0), |v| v["tree"]["dirty"] = true.into())
+        }),
         ("format change", "another_encoding", |d| {
             for n in 0..2 {
                 edit_json(&sample(d, "current", n), |v| v["operations"][0]["encoded_bytes"] = 1.0.into())?;
@@ -234,21 +242,32 @@ fn merger_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
-        ("invalid value", "nulled_stats", |d| edit_json(&sample(d, "current", 0), |v| v["operations"][1]["stats"] = serde_json::Value::Null)),
+        ("invalid value", "nulled_stats", |d| {
+            edit_json(&sample(d, "current", 0), |v| v["operations"][1]["stats"] = serde_json::Value::Null)
+        }),
         ("invalid value", "a_halved_fastest_batch", |d| {
             edit_json(&sample(d, "current", 0), |v| {
                 let fastest = v["operations"][1]["stats"]["fastest"].as_f64().unwrap();
                 v["operations"][1]["stats"]["fastest"] = (fastest / 2.0).into();
             })
         }),
-        ("invalid value", "a_zero_batch", |d| edit_json(&sample(d, "current", 0), |v| v["operations"][1]["batches_ns_per_op"][0] = 0.0.into())),
+        ("invalid value", "a_zero_batch", |d| {
+            edit_json(&sample(d, "current", 0), |v| v["operations"][1]["batches_ns_per_op"][0] = 0.0.into())
+        }),
     ];
     cases.into_iter().map(|(kind, name, tamper)| Trial::test(format!("gate_rejects_{name}"), merger_rule(kind, tamper))).collect()
 }
 
 fn bad_values_are_refused_before_anything_is_built() -> Outcome {
     let repo = repo()?;
-    for bad in [&["--rounds", "0"][..], &["--rounds", "99999999999"], &["--threshold", "-5"], &["--threshold", "nan"], &["--data", "--serializer", "x"], &["--measure", "wall"]] {
+    for bad in [
+        &["--rounds", "0"][..],
+        &["--rounds", "99999999999"],
+        &["--threshold", "-5"],
+        &["--threshold", "nan"],
+        &["--data", "--serializer", "x"],
+        &["--measure", "wall"],
+    ] {
         let started = std::time::Instant::now();
         let output = run_in(&repo, bad, &[])?;
         ensure!(output.status.code() == Some(2), "{bad:?}: exit {:?}", output.status.code());
@@ -286,7 +305,8 @@ fn without_valgrind_instruction_counts_are_refused() -> Outcome {
     let tools = beside("no-valgrind-path");
     std::fs::create_dir_all(&tools)?;
     for tool in ["git", "cargo", "rustc", "cc"] {
-        if let Some(found) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).map(|d| d.join(tool)).find(|p| p.exists()) {
+        if let Some(found) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).map(|d| d.join(tool)).find(|p| p.exists())
+        {
             let _ = std::os::unix::fs::symlink(found, tools.join(tool));
         }
     }
@@ -303,17 +323,25 @@ fn instruction_counts_agree_in_an_a_a_run_and_catch_two_percent() -> Outcome {
     let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions"])?;
     ensure!(output.status.code() == Some(0), "A/A under --measure instructions failed");
     let (_, results) = merge(&repo.join("build"))?;
-    let counts: Vec<&serde_json::Value> = results["comparisons"].as_array().unwrap().iter().filter(|c| c["metric"] == "instructions").collect();
+    let counts: Vec<&serde_json::Value> =
+        results["comparisons"].as_array().unwrap().iter().filter(|c| c["metric"] == "instructions").collect();
     ensure!(counts.len() == 2, "encode and decode counted: {counts:?}");
     ensure!(counts.iter().all(|c| c["change"] == 0.0 && c["baseline"].as_f64().unwrap_or(0.0) > 0.0), "{counts:?}");
 
-    commit_before_tl_read(&repo, "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n", "more work in tl decode")?;
+    commit_before_tl_read(
+        &repo,
+        "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n",
+        "more work in tl decode",
+    )?;
     let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions", "--baseline", "HEAD~1"])?;
     ensure!(output.status.code() == Some(1), "exit {:?}", output.status.code());
     let (_, results) = merge(&repo.join("build"))?;
     ensure!(violation_kinds(&results) == ["instruction regression"], "{:?}", violation_kinds(&results));
     let v = &results["violations"][0];
-    ensure!((v["lane"].as_str(), v["implementation"].as_str(), v["operation"].as_str()) == (Some("status"), Some("tl"), Some("decode")), "{v}");
+    ensure!(
+        (v["lane"].as_str(), v["implementation"].as_str(), v["operation"].as_str()) == (Some("status"), Some("tl"), Some("decode")),
+        "{v}"
+    );
     let change = results["comparisons"]
         .as_array()
         .unwrap()
@@ -333,7 +361,10 @@ fn one_more_allocation_fails_the_gate() -> Outcome {
     let (_, results) = merge(&repo.join("build"))?;
     let found = results["violations"].as_array().unwrap().iter().find(|v| v["kind"] == "allocation regression").cloned();
     let v = found.ok_or("no allocation regression")?;
-    ensure!((v["lane"].as_str(), v["implementation"].as_str(), v["operation"].as_str()) == (Some("status"), Some("tl"), Some("decode")), "{v}");
+    ensure!(
+        (v["lane"].as_str(), v["implementation"].as_str(), v["operation"].as_str()) == (Some("status"), Some("tl"), Some("decode")),
+        "{v}"
+    );
     ensure!(String::from_utf8_lossy(&output.stdout).contains("violation: allocation regression: status/tl/decode"), "summary");
     Ok(())
 }
@@ -355,7 +386,10 @@ fn a_crashed_worker_is_named_with_its_panic_message() -> Outcome {
     let text = stderr(&output);
     ensure!(text.contains("worker bincode/status") && text.contains("reproduce with"), "{text}");
     let stderr_part = text.split("--- its stderr ---").nth(1).unwrap_or_default();
-    ensure!(stderr_part.trim_start().lines().nth(1).is_some_and(|l| l.contains("planted: the real reason")), "the panic message is not first:\n{text}");
+    ensure!(
+        stderr_part.trim_start().lines().nth(1).is_some_and(|l| l.contains("planted: the real reason")),
+        "the panic message is not first:\n{text}"
+    );
     let build = repo.join("build");
     ensure!(build.join("INCOMPLETE").exists() && !build.join("results.json").exists(), "a crashed run looks complete");
     Ok(())
@@ -466,11 +500,20 @@ fn main() {
         Trial::test("publishing_is_explicit", publishing_is_explicit),
         Trial::ignorable_test(
             "measure_both_times_tdlib_and_counts_the_rest",
-            needs(tdlib && valgrind, "libtdjson or valgrind is not installed (bash scripts/install-tdjson.sh)", measure_both_times_tdlib_and_counts_the_rest),
+            needs(
+                tdlib && valgrind,
+                "libtdjson or valgrind is not installed (bash scripts/install-tdjson.sh)",
+                measure_both_times_tdlib_and_counts_the_rest,
+            ),
         ),
     ]);
     let conclusion = libtest_mimic::run(&args, trials);
-    for dir in [std::env::temp_dir().join(format!("tdbench-e2e-{}", std::process::id())), beside("good-run"), beside("scratch"), beside("no-valgrind-path")] {
+    for dir in [
+        std::env::temp_dir().join(format!("tdbench-e2e-{}", std::process::id())),
+        beside("good-run"),
+        beside("scratch"),
+        beside("no-valgrind-path"),
+    ] {
         let _ = std::fs::remove_dir_all(dir);
     }
     conclusion.exit();

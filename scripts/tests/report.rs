@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use tdbench_contract::Operation;
-use tdbench_scripts::results::Results;
 use tdbench_scripts::report;
+use tdbench_scripts::results::Results;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)

@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 
 use tdbench::corpus::Corpus;
-use tdbench::tdlib::{Tdjson, HOW_TO_ENABLE};
+use tdbench::tdlib::{HOW_TO_ENABLE, Tdjson};
 
 /// Texts for TDLib's HTML parser: every entity kind it knows, several scripts, emoji inside
 /// and outside the BMP, quotes, backslashes and a slash.
@@ -52,9 +52,11 @@ fn main() -> ExitCode {
         .iter()
         .map(|t| format!(r#"{{"@type":"parseTextEntities","text":{},"parse_mode":{{"@type":"textParseModeHTML"}}}}"#, string(t)))
         .collect();
-    requests.extend(MARKDOWN.iter().map(|t| {
-        format!(r#"{{"@type":"parseMarkdown","text":{{"@type":"formattedText","text":{},"entities":[]}}}}"#, string(t))
-    }));
+    requests.extend(
+        MARKDOWN
+            .iter()
+            .map(|t| format!(r#"{{"@type":"parseMarkdown","text":{{"@type":"formattedText","text":{},"entities":[]}}}}"#, string(t))),
+    );
     let mut lines = Vec::new();
     for request in &requests {
         match td.execute(request) {

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tdbench::corpus::{synth, Corpus};
+use tdbench::corpus::{Corpus, synth};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

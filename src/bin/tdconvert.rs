@@ -8,8 +8,8 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 use base64::Engine;
-use tdbench::registry::{codec, tdlib_json_codecs, CODECS};
 use tdbench::Codec;
+use tdbench::registry::{CODECS, codec, tdlib_json_codecs};
 
 const USAGE: &str = "\
 usage: tdconvert [--via CODEC] [--to CODEC] < payloads.jsonl > converted
@@ -73,7 +73,13 @@ fn main() -> ExitCode {
 
 /// Converts every line of `input`; returns how many failed. Lines are read as bytes, so a line
 /// that is not UTF-8 is an error of that line, not of the run.
-fn convert(reader: &dyn Codec, writer: &dyn Codec, mut input: impl BufRead, out: &mut impl Write, errors: &mut impl Write) -> io::Result<usize> {
+fn convert(
+    reader: &dyn Codec,
+    writer: &dyn Codec,
+    mut input: impl BufRead,
+    out: &mut impl Write,
+    errors: &mut impl Write,
+) -> io::Result<usize> {
     let mut line = Vec::new();
     let mut encoded = Vec::new();
     let mut failed = 0;

@@ -1,5 +1,5 @@
 //! Prints `name<TAB>id` for every constructor and function of a `.tl` file, the id as a signed
-//! 32-bit decimal as TDLib's bindings show it (`ok	-722616727`).
+//! 32-bit decimal as TDLib's bindings show it (`ok<TAB>-722616727`).
 //!
 //! Usage: `cargo run --release --bin tl-ids -- PATH`
 

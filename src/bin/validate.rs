@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tdbench::corpus::{lanes, Corpus};
+use tdbench::corpus::{Corpus, lanes};
 use tdbench::registry::CODECS;
 use tdbench::validate::validate_corpus;
 
@@ -71,7 +71,8 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     if !quiet {
-        let mut text = format!("validate: {} payloads from {} valid with {} codecs\n", corpus.payloads.len(), corpus_dir.display(), CODECS.len());
+        let mut text =
+            format!("validate: {} payloads from {} valid with {} codecs\n", corpus.payloads.len(), corpus_dir.display(), CODECS.len());
         text += &size_table(&corpus, &selected);
         // A closed stdout (`| head`) is not worth a panic.
         let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tdbench::alloc::CountingAllocator;
 use tdbench::corpus::lanes;
 use tdbench::registry;
-use tdbench::alloc::CountingAllocator;
 use tdbench::worker;
 use tdbench_contract::Job;
 
@@ -44,7 +44,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let job = cli.job;
-    if let Err(message) = registry::implementation(&job.implementation).map(|_| ()).and_then(|_| lanes::parse_lane_list(&job.lane).map(|_| ())) {
+    if let Err(message) =
+        registry::implementation(&job.implementation).map(|_| ()).and_then(|_| lanes::parse_lane_list(&job.lane).map(|_| ()))
+    {
         eprintln!("worker: {message}");
         return ExitCode::from(2);
     }

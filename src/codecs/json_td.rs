@@ -3,7 +3,7 @@
 //! reader reads `@type` first and builds the model straight from the input, so it neither
 //! buffers objects as serde's tagged enums must nor allocates anything but the object graph.
 
-use tdbench_models::{td_json, Object};
+use tdbench_models::{Object, td_json};
 
 use crate::{Codec, CodecError};
 

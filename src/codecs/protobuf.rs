@@ -2,7 +2,7 @@
 //! `models/proto/td_api.proto` (generated with the models; other languages can decode with it).
 //! A payload is the body of the `Object` message: a oneof of every constructor.
 
-use tdbench_models::{proto, Object};
+use tdbench_models::{Object, proto};
 
 use crate::{Codec, CodecError};
 

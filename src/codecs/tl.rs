@@ -2,8 +2,8 @@
 //! `tdbench_models::tl` (whose docs give the byte layout, including `null#56730bcc` for null
 //! pointers, since TDLib has no binary null of its own).
 
-use tdbench_models::tl::{TlReader, TlWriter};
 use tdbench_models::Object;
+use tdbench_models::tl::{TlReader, TlWriter};
 
 use crate::{Codec, CodecError};
 

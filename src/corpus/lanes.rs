@@ -100,8 +100,20 @@ pub fn lane_of(role: FileRole, value: &Object, json_len: usize) -> Option<&'stat
                 "option-plain"
             }
         }
-        Object::TestString(_) => if small { "string-1k" } else { "string-64k" },
-        Object::TestBytes(_) => if small { "bytes-1k" } else { "bytes-64k" },
+        Object::TestString(_) => {
+            if small {
+                "string-1k"
+            } else {
+                "string-64k"
+            }
+        }
+        Object::TestBytes(_) => {
+            if small {
+                "bytes-1k"
+            } else {
+                "bytes-64k"
+            }
+        }
         Object::TestVectorInt(_) => "vector-int",
         Object::TestVectorStringObject(_) => "vector-object",
         _ => return None,
@@ -110,7 +122,7 @@ pub fn lane_of(role: FileRole, value: &Object, json_len: usize) -> Option<&'stat
 
 /// Whether TDLib JSON of this option needs escapes: quotes, backslashes, controls or non-ASCII.
 fn option_has_escapes(option: &tdbench_models::UpdateOption) -> bool {
-    let needs = |s: &str| s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20 || b >= 0x80);
+    let needs = |s: &str| s.bytes().any(|b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
     needs(&option.name) || matches!(&option.value, Some(tdbench_models::OptionValue::String(s)) if needs(&s.value))
 }
 

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use tdbench_models::Object;
 
-use crate::codecs::json::Json;
 use crate::Codec;
-pub use lanes::{FileRole, Lane, LANES};
+use crate::codecs::json::Json;
+pub use lanes::{FileRole, LANES, Lane};
 
 /// One payload of the corpus.
 #[derive(Debug, Clone)]
@@ -64,18 +64,23 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// The `corpus/` folder of this checkout.
+    /// The `corpus/` folder of the tree this process runs in: the nearest folder, from the
+    /// working folder up, that has one beside a `Cargo.toml`. Found at run time, never fixed at
+    /// build time: a path compiled in made two builds of one commit in two folders different
+    /// binaries (and let a binary built in one checkout read another's corpus).
     pub fn default_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+        let here = std::env::current_dir().unwrap_or_default();
+        here.ancestors()
+            .find(|dir| dir.join("corpus").is_dir() && dir.join("Cargo.toml").is_file())
+            .map_or_else(|| PathBuf::from("corpus"), |dir| dir.join("corpus"))
     }
 
     /// Loads every `*.jsonl` in `dir`; on failure, every failing line is listed.
     pub fn load(dir: &Path) -> Result<Corpus, Vec<LoadError>> {
         let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-            Ok(entries) => entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect(),
+            Ok(entries) => {
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
+            }
             Err(e) => return Err(vec![LoadError { location: dir.display().to_string(), message: e.to_string() }]),
         };
         files.sort();
@@ -142,7 +147,11 @@ mod tests {
         let messages: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(messages.len(), 4, "{messages:#?}");
         assert!(messages[0].starts_with("corpus/capture.jsonl:2: blank line"));
-        assert!(messages[1].starts_with("corpus/capture.jsonl:3:") && messages[1].contains("unknown @type `noSuchThing`"), "{}", messages[1]);
+        assert!(
+            messages[1].starts_with("corpus/capture.jsonl:3:") && messages[1].contains("unknown @type `noSuchThing`"),
+            "{}",
+            messages[1]
+        );
         assert!(messages[2].starts_with("corpus/capture.jsonl:4:") && messages[2].contains("EOF"), "{}", messages[2]);
         assert!(messages[3].contains("linkPreview"), "{}", messages[3]);
     }

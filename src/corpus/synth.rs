@@ -7,8 +7,8 @@
 
 use tdbench_models::*;
 
-use crate::codecs::json::Json;
 use crate::Codec;
+use crate::codecs::json::Json;
 
 /// Bump when the generator changes output on purpose (the committed corpus must be regenerated).
 pub const SEED: u64 = 0x7d_b3_9c_01;
@@ -68,10 +68,7 @@ pub fn generate() -> Vec<SyntheticFile> {
         SyntheticFile { name: "synthetic-mix.jsonl", lines: mix },
         SyntheticFile { name: "synthetic-unknown.jsonl", lines: unknown },
         SyntheticFile { name: "synthetic-escapes.jsonl", lines: ESCAPES.iter().map(|s| s.to_string()).collect() },
-        SyntheticFile {
-            name: "synthetic-escapes-reader.jsonl",
-            lines: ESCAPES_READER.iter().map(|(line, _)| line.to_string()).collect(),
-        },
+        SyntheticFile { name: "synthetic-escapes-reader.jsonl", lines: ESCAPES_READER.iter().map(|(line, _)| line.to_string()).collect() },
     ]
 }
 
@@ -209,11 +206,7 @@ const FILE_NAMES: &[(&str, &str)] = &[
 fn file(rng: &mut Rng, downloaded: bool) -> File {
     let size = rng.range(20_000, 48_000_000);
     let (name, _) = *rng.pick(FILE_NAMES);
-    let path = if downloaded {
-        format!("/home/user/tdlib/documents/{name}")
-    } else {
-        String::new()
-    };
+    let path = if downloaded { format!("/home/user/tdlib/documents/{name}") } else { String::new() };
     let done = if downloaded { size } else { 0 };
     let remote_id_len = rng.range(40, 56) as usize;
     File {
@@ -243,13 +236,40 @@ fn file(rng: &mut Rng, downloaded: bool) -> File {
 /// Words of the text: mostly ASCII, as most chat text is, with other scripts and emoji (some
 /// outside the BMP) mixed in.
 const ASCII_WORDS: &[&str] = &[
-    "the", "release", "notes", "are", "ready", "for", "review", "tomorrow", "morning", "please", "check", "build",
-    "meeting", "moved", "to", "Friday", "ok", "and", "with", "new", "version", "2.0", "see", "you", "at", "lunch",
-    "thanks", "I", "think", "we", "should", "ship", "it", "today", "after", "tests", "pass",
+    "the", "release", "notes", "are", "ready", "for", "review", "tomorrow", "morning", "please", "check", "build", "meeting", "moved",
+    "to", "Friday", "ok", "and", "with", "new", "version", "2.0", "see", "you", "at", "lunch", "thanks", "I", "think", "we", "should",
+    "ship", "it", "today", "after", "tests", "pass",
 ];
 const OTHER_WORDS: &[&str] = &[
-    "café", "naïve", "über", "señor", "привет", "встреча", "завтра", "в", "офисе", "документы", "готовы", "你好",
-    "明天", "会议", "文件", "مرحبا", "غدا", "اجتماع", "שלום", "🙂", "🎉", "👍", "🔥", "❤️", "🚀", "—", "«", "»", "…",
+    "café",
+    "naïve",
+    "über",
+    "señor",
+    "привет",
+    "встреча",
+    "завтра",
+    "в",
+    "офисе",
+    "документы",
+    "готовы",
+    "你好",
+    "明天",
+    "会议",
+    "文件",
+    "مرحبا",
+    "غدا",
+    "اجتماع",
+    "שלום",
+    "🙂",
+    "🎉",
+    "👍",
+    "🔥",
+    "❤️",
+    "🚀",
+    "—",
+    "«",
+    "»",
+    "…",
 ];
 
 enum Marked {
@@ -331,7 +351,7 @@ fn text_of_bytes(rng: &mut Rng, len: usize) -> String {
         if !text.is_empty() {
             text.push(' ');
         }
-        text.push_str(*rng.pick(ASCII_WORDS));
+        text.push_str(rng.pick::<&str>(ASCII_WORDS));
     }
     text.truncate(len);
     text
@@ -527,7 +547,11 @@ fn message(rng: &mut Rng, kind: MessageKind) -> Message {
         sender_tag: String::new(),
         paid_message_star_count: 0,
         author_signature: String::new(),
-        media_album_id: if matches!(kind, MessageKind::Photo) && rng.chance(30) { 13_897_643_109_876_543 + rng.range(0, 1 << 20) } else { 0 },
+        media_album_id: if matches!(kind, MessageKind::Photo) && rng.chance(30) {
+            13_897_643_109_876_543 + rng.range(0, 1 << 20)
+        } else {
+            0
+        },
         effect_id: 0,
         restriction_info: None,
         summary_language_code: String::new(),
@@ -555,12 +579,18 @@ fn messages_page(rng: &mut Rng, count: usize) -> Messages {
 /// length in plain ASCII.
 fn option_pair(rng: &mut Rng) -> (UpdateOption, UpdateOption) {
     const PIECES: &[&str] = &[
-        "{\"title\":\"Новое обновление\",", "\"path\":\"C:\\\\Users\\\\Анна\\\\Telegram\",", "\"note\":\"line one\\nline two\",",
-        "\"tab\":\"a\tb\",", "\"emoji\":\"🎉🚀\",", "\"quote\":\"«цитата» — \\\"ok\\\"\",", "\"zh\":\"更新已就绪\",", "\u{1}\u{1f}",
+        "{\"title\":\"Новое обновление\",",
+        "\"path\":\"C:\\\\Users\\\\Анна\\\\Telegram\",",
+        "\"note\":\"line one\\nline two\",",
+        "\"tab\":\"a\tb\",",
+        "\"emoji\":\"🎉🚀\",",
+        "\"quote\":\"«цитата» — \\\"ok\\\"\",",
+        "\"zh\":\"更新已就绪\",",
+        "\u{1}\u{1f}",
     ];
     let mut value = String::new();
     while value.chars().count() < 280 {
-        value.push_str(*rng.pick(PIECES));
+        value.push_str(rng.pick::<&str>(PIECES));
     }
     let plain: String = value.chars().map(|c| if c.is_ascii_alphanumeric() || c == ' ' { c } else { 'x' }).collect();
     let name = format!("x_client_config_{}", rng.range(1, 99));
@@ -652,9 +682,6 @@ pub const ESCAPES_READER: &[(&str, &str)] = &[
         r#"{ "@type" : "textEntity" , "type" : { "@type" : "textEntityTypeBold" } , "length" : 4 , "offset" : 0 }"#,
         r#"{"@type":"textEntity","offset":0,"length":4,"type":{"@type":"textEntityTypeBold"}}"#,
     ),
-    (
-        r#"{"@type":"testString","@extra":{"id":[1,{"x":"}"}]},"value":"x","@client_id":3}"#,
-        r#"{"@type":"testString","value":"x"}"#,
-    ),
+    (r#"{"@type":"testString","@extra":{"id":[1,{"x":"}"}]},"value":"x","@client_id":3}"#, r#"{"@type":"testString","value":"x"}"#),
     (r#"{"@type":"testString","value":"tab\u0009nl\u000A"}"#, r#"{"@type":"testString","value":"tab\tnl\n"}"#),
 ];

@@ -49,7 +49,15 @@ pub fn count(job: &Job, operation: Operation) -> Result<u64, String> {
         return Err(format!(
             "the counted run under valgrind failed ({}):\n{}",
             output.status,
-            String::from_utf8_lossy(&output.stderr).lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .rev()
+                .take(10)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n")
         ));
     }
     let text = text.map_err(|e| format!("callgrind wrote no output file {}: {e}", PathBuf::from(&out_file).display()))?;

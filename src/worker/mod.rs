@@ -17,27 +17,41 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tdbench_contract::{
-    BatchStats, Catalog, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult, Proof, Settings,
-    TdlibStatus, Tree, WorkerResult, SCHEMA_VERSION,
+    BatchStats, Catalog, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult, Proof,
+    SCHEMA_VERSION, Settings, TdlibStatus, Tree, WorkerResult,
 };
 use tdbench_models::Object;
 
-use crate::codecs::json::Json;
-use crate::corpus::{lanes, Corpus, Payload};
-use crate::registry::{self, Floor, Implementation};
-use crate::tdlib::{echo_method, Client, Tdjson, HOW_TO_ENABLE};
-use crate::validate::validate_payload;
 use crate::Codec;
+use crate::codecs::json::Json;
+use crate::corpus::{Corpus, Payload, lanes};
+use crate::registry::{self, Floor, Implementation};
+use crate::tdlib::{Client, HOW_TO_ENABLE, Tdjson, echo_method};
+use crate::validate::validate_payload;
 
 /// One timed operation over the lane's payloads, cycled in order. The criterion bench runs
 /// these same kernels, so `cargo bench` and `./run.sh` cannot measure different code.
 pub enum Kernel<'a> {
-    Encode { codec: &'static dyn Codec, values: Vec<&'a Object> },
-    Decode { codec: &'static dyn Codec, inputs: Vec<Vec<u8>> },
-    Clone { values: Vec<&'a Object> },
-    Memcpy { inputs: Vec<&'a [u8]> },
+    Encode {
+        codec: &'static dyn Codec,
+        values: Vec<&'a Object>,
+    },
+    Decode {
+        codec: &'static dyn Codec,
+        inputs: Vec<Vec<u8>>,
+    },
+    Clone {
+        values: Vec<&'a Object>,
+    },
+    Memcpy {
+        inputs: Vec<&'a [u8]>,
+    },
     /// A TDLib echo call per payload, or the empty call (`testCallEmpty`) when `calls` is empty.
-    RoundTrip { codec: &'static dyn Codec, client: &'a RefCell<Client<'static>>, calls: Vec<EchoCall<'a>> },
+    RoundTrip {
+        codec: &'static dyn Codec,
+        client: &'a RefCell<Client<'static>>,
+        calls: Vec<EchoCall<'a>>,
+    },
 }
 
 impl Kernel<'_> {
@@ -50,7 +64,8 @@ impl Kernel<'_> {
         }
     }
 
-    /// Payloads in one cycle.
+    /// Payloads in one cycle (never zero: a lane without payloads makes no kernel).
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         match self {
             Kernel::Encode { values, .. } | Kernel::Clone { values } => values.len(),
@@ -213,7 +228,11 @@ fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), Str
         for call in calls {
             let answer = round_trip(*codec, &mut client, Some(call), buffer)?;
             if answer != *call.value {
-                return Err(format!("TDLib's echo of a `{}` read back by {} differs from what was sent", call.value.tl_name(), codec.name()));
+                return Err(format!(
+                    "TDLib's echo of a `{}` read back by {} differs from what was sent",
+                    call.value.tl_name(),
+                    codec.name()
+                ));
             }
         }
     }
@@ -323,10 +342,18 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     // round trips are timed, under `both` too, and never counted.
     let counts = job.settings.measure.counts() && implementation.kind() != ImplementationKind::Tdlib;
     if implementation.needs_tdlib() && (counting_inner || job.settings.measure == Measure::Instructions) {
-        return Err(format!("`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run", job.implementation));
+        return Err(format!(
+            "`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run",
+            job.implementation
+        ));
     }
     if !implementation.measures(lane.name) {
-        return Err(format!("`{}` has no measurement for lane `{}`; its lanes: {}", job.implementation, lane.name, registry::TDLIB_LANES.join(", ")));
+        return Err(format!(
+            "`{}` has no measurement for lane `{}`; its lanes: {}",
+            job.implementation,
+            lane.name,
+            registry::TDLIB_LANES.join(", ")
+        ));
     }
     // The library stays loaded until the process exits (its threads must never outlive it);
     // the client is closed when dropped, as TDLib requires before the process exits.

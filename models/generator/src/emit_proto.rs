@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use crate::model::{Kind, Model, Target};
 use crate::GenError;
+use crate::model::{Kind, Model, Target};
 
 /// The protobuf scalar type of a TL scalar kind; also the name of prost's encoding module for it.
 pub fn proto_scalar(kind: &Kind) -> Option<&'static str> {
@@ -79,9 +79,7 @@ fn field_code(kind: &Kind, tag: usize, name: &str, owner: &str) -> Result<FieldC
                 len: format!("crate::proto::encoded_len_repeated_oneof({tag}, &{place})"),
             },
             Kind::Vector(_) => {
-                return Err(GenError(format!(
-                    "field `{name}` of `{owner}`: vectors of vectors have no protobuf mapping yet"
-                )));
+                return Err(GenError(format!("field `{name}` of `{owner}`: vectors of vectors have no protobuf mapping yet")));
             }
         },
         scalar => {
@@ -150,7 +148,11 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
         for (i, v) in variants.iter().enumerate() {
             // Protobuf merges a repeated oneof member into the value already there.
             writeln!(out, "            {} => {{", i + 1).unwrap();
-            writeln!(out, "                let mut value = match slot.take() {{ Some(Self::{v}(value)) => value, _ => Default::default() }};").unwrap();
+            writeln!(
+                out,
+                "                let mut value = match slot.take() {{ Some(Self::{v}(value)) => value, _ => Default::default() }};"
+            )
+            .unwrap();
             writeln!(out, "                prost::encoding::message::merge(wire_type, &mut value, buf, ctx)?;").unwrap();
             writeln!(out, "                *slot = Some(Self::{v}(value));").unwrap();
             writeln!(out, "                Ok(())\n            }}").unwrap();

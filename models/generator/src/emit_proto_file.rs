@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::emit_proto::proto_scalar;
 use crate::model::{Kind, Model};
-use crate::{rustify, GenError};
+use crate::{GenError, rustify};
 
 pub fn emit(model: &Model, schema_name: &str) -> Result<String, GenError> {
     let mut out = String::new();
@@ -24,7 +24,10 @@ pub fn emit(model: &Model, schema_name: &str) -> Result<String, GenError> {
             let ty = match &f.kind {
                 Kind::Vector(inner) => {
                     if matches!(**inner, Kind::Vector(_)) {
-                        return Err(GenError(format!("field `{}` of `{}`: vectors of vectors have no protobuf mapping yet", f.tl_name, s.tl_name)));
+                        return Err(GenError(format!(
+                            "field `{}` of `{}`: vectors of vectors have no protobuf mapping yet",
+                            f.tl_name, s.tl_name
+                        )));
                     }
                     format!("repeated {}", proto_type(model, inner))
                 }

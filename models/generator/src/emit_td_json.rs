@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use crate::GenError;
 use crate::emit_types::{field_type, pointee_type, rust_type};
 use crate::model::{Kind, Model, Struct};
-use crate::GenError;
 
 const RT: &str = "crate::td_json";
 
@@ -86,11 +86,8 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "    const JSON_FIELDS: &'static [&'static [u8]] = &[{}];\n", names.join(", ")).unwrap();
     writeln!(out, "    /// Reads this constructor's members after the object's `{{` (and its `@type`, if that came first).").unwrap();
     writeln!(out, "    #[doc(hidden)]").unwrap();
-    writeln!(
-        out,
-        "    pub fn read_json_fields(r: &mut {RT}::JsonReader<'_>, type_key: {RT}::TypeKey) -> Result<Self, {RT}::JsonError> {{"
-    )
-    .unwrap();
+    writeln!(out, "    pub fn read_json_fields(r: &mut {RT}::JsonReader<'_>, type_key: {RT}::TypeKey) -> Result<Self, {RT}::JsonError> {{")
+        .unwrap();
     for f in &s.fields {
         // A slot per field: `Some` once read, so a repeated key is caught as serde catches it.
         writeln!(out, "        let mut field_{}: Option<{}> = None;", f.tl_name, field_type(model, f)).unwrap();

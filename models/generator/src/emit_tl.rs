@@ -45,11 +45,8 @@ pub fn emit(model: &Model) -> String {
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        match id {{").unwrap();
         for (variant, struct_name) in &variants {
-            writeln!(
-                out,
-                "            {struct_name}::CONSTRUCTOR_ID => Ok(Self::{variant}(crate::tl::TlObject::read_with_id(id, r)?)),"
-            )
-            .unwrap();
+            writeln!(out, "            {struct_name}::CONSTRUCTOR_ID => Ok(Self::{variant}(crate::tl::TlObject::read_with_id(id, r)?)),")
+                .unwrap();
         }
         writeln!(out, "            _ => Err(r.unexpected_constructor(id, \"{tl_name}\")),").unwrap();
         writeln!(out, "        }}\n    }}\n}}\n").unwrap();

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::{rustify, GenError};
+use crate::{GenError, rustify};
 use tl_parser::{Category, Definition, Type};
 
 /// Result types the TL builtins produce: fields of these types are scalars, not objects.
@@ -124,7 +124,8 @@ impl Model {
         }
 
         let mut absents: Vec<Absent> = Vec::new();
-        let mut resolver = Resolver { by_name: &by_name, struct_by_type: &struct_by_type, enum_by_type: &enum_by_type, absents: &mut absents };
+        let mut resolver =
+            Resolver { by_name: &by_name, struct_by_type: &struct_by_type, enum_by_type: &enum_by_type, absents: &mut absents };
         let mut structs = Vec::new();
         for def in &constructors {
             let mut fields = Vec::new();
@@ -134,7 +135,13 @@ impl Model {
                     .map_err(|e| GenError(format!("{} (field `{}` of `{}`, line {})", e.0, param.name, def.name, def.line)))?;
                 fields.push(Field { tl_name: param.name.clone(), rust_name: rustify::field_name(&param.name), kind, boxed: false });
             }
-            structs.push(Struct { tl_name: def.name.clone(), rust_name: rustify::type_name(&def.name), id: def.id(), declaration: def.normalized(), fields });
+            structs.push(Struct {
+                tl_name: def.name.clone(),
+                rust_name: rustify::type_name(&def.name),
+                id: def.id(),
+                declaration: def.normalized(),
+                fields,
+            });
         }
 
         let mut model = Model { structs, enums, absents };
@@ -177,7 +184,10 @@ impl Model {
         for (name, what) in reserved {
             seen.insert(name.to_string(), what.to_string());
         }
-        let names = self.structs.iter().map(|s| (&s.rust_name, format!("constructor `{}`", s.tl_name)))
+        let names = self
+            .structs
+            .iter()
+            .map(|s| (&s.rust_name, format!("constructor `{}`", s.tl_name)))
             .chain(self.enums.iter().map(|e| (&e.rust_name, format!("type `{}`", e.tl_name))))
             .chain(self.absents.iter().map(|a| (&a.rust_name, format!("absent type `{}`", a.tl_name))));
         for (name, what) in names {
@@ -212,10 +222,10 @@ impl Model {
         let struct_count = self.structs.len();
         for (i, s) in self.structs.iter_mut().enumerate() {
             for f in &mut s.fields {
-                if let Kind::Object(t) = f.kind {
-                    if let Some(n) = node(t, struct_count) {
-                        f.boxed = component[n] == component[i];
-                    }
+                if let Kind::Object(t) = f.kind
+                    && let Some(n) = node(t, struct_count)
+                {
+                    f.boxed = component[n] == component[i];
                 }
             }
         }
@@ -300,10 +310,7 @@ impl Resolver<'_> {
         let found = if bare {
             self.by_name.get(name).map(|&i| Target::Struct(i))
         } else {
-            self.struct_by_type
-                .get(name)
-                .map(|&i| Target::Struct(i))
-                .or_else(|| self.enum_by_type.get(name).map(|&i| Target::Enum(i)))
+            self.struct_by_type.get(name).map(|&i| Target::Struct(i)).or_else(|| self.enum_by_type.get(name).map(|&i| Target::Enum(i)))
         };
         found.unwrap_or_else(|| {
             let rust_name = rustify::type_name(name);

@@ -28,10 +28,10 @@ pub fn snake_name(tl_name: &str) -> String {
 /// Field names are already snake_case in TDLib; Rust keywords become raw identifiers.
 pub fn field_name(tl_name: &str) -> String {
     const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
-        "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
-        "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final",
-        "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn", "for", "gen", "if",
+        "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
+        "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof",
+        "unsized", "virtual", "yield",
     ];
     if KEYWORDS.contains(&tl_name) { format!("r#{tl_name}") } else { tl_name.to_string() }
 }

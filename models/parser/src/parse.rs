@@ -1,4 +1,4 @@
-use crate::{Category, Definition, ParseError, Parameter, Type};
+use crate::{Category, Definition, Parameter, ParseError, Type};
 
 /// Parses a whole `.tl` file. Comments (`//` to the end of the line, including TDLib's `//@`
 /// doc comments) are dropped; `---functions---` and `---types---` switch the category.
@@ -49,19 +49,14 @@ pub fn parse_schema(text: &str) -> Result<Vec<Definition>, ParseError> {
         }
     }
     if !pending.trim().is_empty() {
-        return Err(ParseError {
-            line: pending_line,
-            message: format!("declaration `{}` is not terminated by `;`", pending.trim()),
-        });
+        return Err(ParseError { line: pending_line, message: format!("declaration `{}` is not terminated by `;`", pending.trim()) });
     }
     Ok(definitions)
 }
 
 fn parse_declaration(text: &str, category: Category, line: usize) -> Result<Definition, ParseError> {
     let error = |message: String| ParseError { line, message };
-    let (left, result) = text
-        .split_once('=')
-        .ok_or_else(|| error(format!("`{}` has no `=`", text.trim())))?;
+    let (left, result) = text.split_once('=').ok_or_else(|| error(format!("`{}` has no `=`", text.trim())))?;
     let result: Vec<&str> = result.split_whitespace().collect();
     if result.is_empty() {
         return Err(error(format!("`{}` has no result type", text.trim())));
@@ -70,8 +65,7 @@ fn parse_declaration(text: &str, category: Category, line: usize) -> Result<Defi
     let head = tokens.next().ok_or_else(|| error("declaration has no name".into()))?;
     let (name, explicit_id) = match head.split_once('#') {
         Some((name, hex)) => {
-            let id = u32::from_str_radix(hex, 16)
-                .map_err(|_| error(format!("`{head}` has an invalid explicit id")))?;
+            let id = u32::from_str_radix(hex, 16).map_err(|_| error(format!("`{head}` has an invalid explicit id")))?;
             (name, Some(id))
         }
         None => (head, None),
@@ -106,15 +100,7 @@ fn parse_declaration(text: &str, category: Category, line: usize) -> Result<Defi
         params.clear();
     }
 
-    Ok(Definition {
-        name: name.to_string(),
-        params,
-        result: result.join(" "),
-        category,
-        line,
-        builtin_tokens,
-        explicit_id,
-    })
+    Ok(Definition { name: name.to_string(), params, result: result.join(" "), category, line, builtin_tokens, explicit_id })
 }
 
 fn normalized_type(ty: &Type) -> String {
@@ -135,9 +121,7 @@ fn parse_type(text: &str) -> Result<Type, String> {
             }
         }
         Some(open) => {
-            let inner = text[open + 1..]
-                .strip_suffix('>')
-                .ok_or_else(|| format!("`{text}` has an unclosed `<`"))?;
+            let inner = text[open + 1..].strip_suffix('>').ok_or_else(|| format!("`{text}` has an unclosed `<`"))?;
             let name = &text[..open];
             if !is_identifier(name) {
                 return Err(format!("`{text}` is not a valid type"));
@@ -149,8 +133,7 @@ fn parse_type(text: &str) -> Result<Type, String> {
 
 fn is_identifier(text: &str) -> bool {
     let mut chars = text.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
 #[cfg(test)]

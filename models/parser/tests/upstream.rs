@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use tl_parser::{parse_schema, Category};
+use tl_parser::{Category, parse_schema};
 
 fn upstream() -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/td_api_full.tl");

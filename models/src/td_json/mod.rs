@@ -17,8 +17,8 @@
 mod reader;
 mod writer;
 
-pub use reader::{JsonReader, TypeKey, TypeName, FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, MAX_DEPTH};
-pub use writer::{decimal, unicode_escape, JsonWriter};
+pub use reader::{FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, JsonReader, MAX_DEPTH, TypeKey, TypeName};
+pub use writer::{JsonWriter, decimal, unicode_escape};
 
 use std::borrow::Cow;
 use std::fmt;

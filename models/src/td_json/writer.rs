@@ -139,7 +139,8 @@ impl<'o> JsonWriter<'o> {
         let start = self.out.len();
         let len = value.len().div_ceil(3) * 4;
         self.out.resize(start + len + 2, b'"');
-        let written = crate::TDLIB_BASE64.encode_slice(value, &mut self.out[start + 1..start + 1 + len]).expect("the slice has the encoded length");
+        let written =
+            crate::TDLIB_BASE64.encode_slice(value, &mut self.out[start + 1..start + 1 + len]).expect("the slice has the encoded length");
         debug_assert_eq!(written, len);
     }
 

@@ -22,13 +22,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let path = cli.run_dir.join("results.json");
     let out = cli.out.unwrap_or_else(|| cli.run_dir.join("report"));
-    let results: Results = match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
-        Ok(results) => results,
-        Err(e) => {
-            eprintln!("report: cannot read {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-    };
+    let results: Results =
+        match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(results) => results,
+            Err(e) => {
+                eprintln!("report: cannot read {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
     match tdbench_scripts::report::write(&results, &out) {
         Ok(()) => {
             println!("report: wrote {}/README.md, throughput.png, results.json", out.display());

@@ -11,7 +11,9 @@ pub fn compare(grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
     let mut violations = Vec::new();
     for (key, by_role) in grouped {
         let Some((b, c)) = by_role.firsts() else { continue };
-        for (metric, base, curr) in [(Metric::Allocations, b.allocations_per_op, c.allocations_per_op), (Metric::Bytes, b.bytes_per_op, c.bytes_per_op)] {
+        for (metric, base, curr) in
+            [(Metric::Allocations, b.allocations_per_op, c.allocations_per_op), (Metric::Bytes, b.bytes_per_op, c.bytes_per_op)]
+        {
             let regression = curr > base;
             if regression {
                 violations.push(Violation::at("allocation regression", key, format!("{metric} per op {base} → {curr}")));
@@ -23,7 +25,13 @@ pub fn compare(grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
                 metric,
                 baseline: base,
                 current: curr,
-                change: if base > 0.0 { curr / base - 1.0 } else if curr > 0.0 { f64::INFINITY } else { 0.0 },
+                change: if base > 0.0 {
+                    curr / base - 1.0
+                } else if curr > 0.0 {
+                    f64::INFINITY
+                } else {
+                    0.0
+                },
                 interval: None,
                 detectable: None,
                 pairs: by_role.baseline.len().min(by_role.current.len()),

@@ -31,16 +31,20 @@ pub fn check(grouped: &Grouped) -> Vec<Violation> {
                     ));
                 }
                 if a.proof != b.proof || a.encoded_bytes != b.encoded_bytes {
-                    violations.push(Violation::at("nondeterministic output", key, format!("{role} sample {}: output differs from sample {}", m.sample, first.sample)));
+                    violations.push(Violation::at(
+                        "nondeterministic output",
+                        key,
+                        format!("{role} sample {}: output differs from sample {}", m.sample, first.sample),
+                    ));
                 }
-                if let (Some(x), Some(y)) = (a.instructions_per_op, b.instructions_per_op) {
-                    if (x - y).abs() > INSTRUCTION_TOLERANCE * x.abs().max(1.0) {
-                        violations.push(Violation::at(
-                            "nondeterministic instructions",
-                            key,
-                            format!("{role} sample {}: {y} instructions per op, sample {}: {x}", m.sample, first.sample),
-                        ));
-                    }
+                if let (Some(x), Some(y)) = (a.instructions_per_op, b.instructions_per_op)
+                    && (x - y).abs() > INSTRUCTION_TOLERANCE * x.abs().max(1.0)
+                {
+                    violations.push(Violation::at(
+                        "nondeterministic instructions",
+                        key,
+                        format!("{role} sample {}: {y} instructions per op, sample {}: {x}", m.sample, first.sample),
+                    ));
                 }
             }
         }

@@ -2,15 +2,20 @@
 //! figure plausible, so each test changes one thing and sees the one violation it should.
 
 use tdbench_contract::{
-    BatchStats, CorpusSummary, ImplementationInfo, ImplementationKind, Machine, Measure, Operation, OperationResult, Proof, Role, Settings,
-    Stage, Tree, WorkerResult, SCHEMA_VERSION,
+    BatchStats, CorpusSummary, ImplementationInfo, ImplementationKind, Machine, Measure, Operation, OperationResult, Proof, Role,
+    SCHEMA_VERSION, Settings, Stage, Tree, WorkerResult,
 };
 
-use crate::plan::{lane_slots, Entry, Plan, PlanSettings, TreeInfo};
+use crate::plan::{Entry, Plan, PlanSettings, TreeInfo, lane_slots};
 
 pub fn plan(measure: Measure) -> Plan {
     let tree = |reference: &str| TreeInfo { reference: reference.into(), commit: "c0ffee".into(), dirty: false, path: "/t".into() };
-    let info = |name: &str, kind, operations: Vec<Operation>| ImplementationInfo { name: name.into(), kind, lanes: vec!["status".into()], operations };
+    let info = |name: &str, kind, operations: Vec<Operation>| ImplementationInfo {
+        name: name.into(),
+        kind,
+        lanes: vec!["status".into()],
+        operations,
+    };
     let both = |name: &str| Entry { implementation: name.into(), roles: vec![Role::Baseline, Role::Current] };
     Plan {
         nonce: "n0nce".into(),
@@ -45,7 +50,8 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                 .iter()
                 .map(|&operation| {
                     let wobble = (slot.sample % 3) as f64;
-                    let batches = if plan.settings.worker.measure.times() { vec![103.0 + wobble, 100.0 + wobble, 101.0] } else { Vec::new() };
+                    let batches =
+                        if plan.settings.worker.measure.times() { vec![103.0 + wobble, 100.0 + wobble, 101.0] } else { Vec::new() };
                     OperationResult {
                         operation,
                         encoded_bytes: 60.0,

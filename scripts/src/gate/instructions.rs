@@ -24,7 +24,11 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             violations.push(Violation::at(
                 "instruction regression",
                 key,
-                format!("{base:.1} → {curr:.1} instructions per op ({:+.3}%) exceeds the {:.1}% threshold", change * 100.0, plan.settings.threshold_percent),
+                format!(
+                    "{base:.1} → {curr:.1} instructions per op ({:+.3}%) exceeds the {:.1}% threshold",
+                    change * 100.0,
+                    plan.settings.threshold_percent
+                ),
             ));
         }
         comparisons.push(Comparison {

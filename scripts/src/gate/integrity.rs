@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use tdbench_contract::{BatchStats, Metric, Role, WorkerResult, SCHEMA_VERSION};
+use tdbench_contract::{BatchStats, Metric, Role, SCHEMA_VERSION, WorkerResult};
 
 use crate::plan::Plan;
 use crate::results::{Comparison, Key, Violation};
@@ -40,7 +40,10 @@ pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Viola
             continue;
         }
         if result.nonce != plan.nonce {
-            violations.push(Violation::general("reused sample", format!("{name}: carries nonce {} of another run (this run: {})", result.nonce, plan.nonce)));
+            violations.push(Violation::general(
+                "reused sample",
+                format!("{name}: carries nonce {} of another run (this run: {})", result.nonce, plan.nonce),
+            ));
             continue;
         }
         if (result.lane.as_str(), result.implementation.as_str(), result.role, result.sample)
@@ -126,7 +129,10 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
     for s in samples {
         let name = sample_name(s);
         let Some(info) = plan.implementation(&s.implementation) else {
-            violations.push(Violation::general("unplanned implementation", format!("{name}: `{}` is not in the plan's catalog", s.implementation)));
+            violations.push(Violation::general(
+                "unplanned implementation",
+                format!("{name}: `{}` is not in the plan's catalog", s.implementation),
+            ));
             continue;
         };
         let found: Vec<_> = s.operations.iter().map(|o| o.operation).collect();
@@ -138,7 +144,8 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         let mut seen = HashSet::new();
         for op in &s.operations {
             let key = Key { lane: s.lane.clone(), implementation: s.implementation.clone(), operation: op.operation };
-            let mut invalid = |what: String| violations.push(Violation::at("invalid value", &key, format!("{} sample {}: {what}", s.role, s.sample)));
+            let mut invalid =
+                |what: String| violations.push(Violation::at("invalid value", &key, format!("{} sample {}: {what}", s.role, s.sample)));
             if !info.operations.contains(&op.operation) || !seen.insert(op.operation) {
                 invalid(format!("`{}` is not an operation {} measures once", op.operation, info.name));
                 continue;
@@ -158,7 +165,9 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
                     other => invalid(format!("instruction count {other:?}")),
                 }
             }
-            for (what, x) in [("allocations per op", op.allocations_per_op), ("bytes per op", op.bytes_per_op), ("encoded bytes", op.encoded_bytes)] {
+            for (what, x) in
+                [("allocations per op", op.allocations_per_op), ("bytes per op", op.bytes_per_op), ("encoded bytes", op.encoded_bytes)]
+            {
                 if !(x.is_finite() && x >= 0.0) {
                     invalid(format!("{what} {x}"));
                 }

@@ -36,7 +36,9 @@ fn fastest(m: &Measured) -> Option<f64> {
 
 /// (baseline, current) fastest batches of the samples `keep` selects, paired by sample index.
 fn pairs(by_role: &ByRole, keep: impl Fn(u32) -> bool) -> Vec<(f64, f64)> {
-    let of = |list: &[Measured]| -> BTreeMap<u32, f64> { list.iter().filter(|m| keep(m.sample)).filter_map(|m| Some((m.sample, fastest(m)?))).collect() };
+    let of = |list: &[Measured]| -> BTreeMap<u32, f64> {
+        list.iter().filter(|m| keep(m.sample)).filter_map(|m| Some((m.sample, fastest(m)?))).collect()
+    };
     let (baseline, current) = (of(&by_role.baseline), of(&by_role.current));
     baseline.iter().filter_map(|(k, b)| current.get(k).map(|c| (*b, *c))).collect()
 }

@@ -27,10 +27,10 @@ use std::path::Path;
 use tdbench_contract::{OperationResult, Role, RunVerdict, WorkerResult};
 
 use crate::plan::Plan;
-use crate::results::{Comparison, Key, Provenance, Results, Violation, RESULTS_SCHEMA_VERSION};
+use crate::results::{Comparison, Key, Provenance, RESULTS_SCHEMA_VERSION, Results, Violation};
 
 pub use integrity::load_samples;
-pub use latency::{screen_flags, FAMILY_ALPHA, SCREEN_P};
+pub use latency::{FAMILY_ALPHA, SCREEN_P, screen_flags};
 
 /// One process's figures for one operation.
 #[derive(Clone, Copy)]
@@ -109,7 +109,7 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
         comparisons.extend(c);
         violations.extend(v);
     }
-    comparisons.sort_by(|a, b| (a.key(), a.metric).cmp(&(b.key(), b.metric)));
+    comparisons.sort_by_key(|a| (a.key(), a.metric));
     violations.extend(integrity::check_coverage(plan, &comparisons));
     let verdict = if violations.is_empty() { RunVerdict::Pass } else { RunVerdict::Fail };
     Results {
@@ -238,7 +238,8 @@ mod tests {
     #[test]
     fn a_zero_instruction_count_fails() {
         for bad in [Some(0.0), None, Some(f64::NAN), Some(-1.0)] {
-            let results = judged(Measure::Instructions, |samples| current_tl(samples).for_each(|s| s.operations[0].instructions_per_op = bad));
+            let results =
+                judged(Measure::Instructions, |samples| current_tl(samples).for_each(|s| s.operations[0].instructions_per_op = bad));
             assert_eq!(kinds(&results), ["invalid value", "missing comparison"], "count {bad:?}");
         }
     }

@@ -118,7 +118,9 @@ fn regularized_incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     let mut f = d;
     for m in 1..300 {
         let m = m as f64;
-        for numerator in [m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m)), -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))] {
+        for numerator in
+            [m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m)), -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))]
+        {
             d = 1.0 + numerator * d;
             if d.abs() < tiny {
                 d = tiny;

@@ -3,9 +3,9 @@
 //! differ by orders of magnitude in ns/op, ratios do not). Missing figures are marked `n/a`,
 //! never drawn as zero.
 
-use tdbench_contract::Operation;
 use std::path::Path;
 use std::sync::Once;
+use tdbench_contract::Operation;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -57,11 +57,9 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", path.display());
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let machine = figures.results.provenance.machine.as_ref().map_or("unknown machine".to_string(), |m| format!("{}, {} cores", m.cpu, m.cores));
-    let title = format!(
-        "tdbench — times faster than json (log scale) — {machine} — {}",
-        date(figures.results.provenance.merged_at_unix)
-    );
+    let machine =
+        figures.results.provenance.machine.as_ref().map_or("unknown machine".to_string(), |m| format!("{}, {} cores", m.cpu, m.cores));
+    let title = format!("tdbench — times faster than json (log scale) — {machine} — {}", date(figures.results.provenance.merged_at_unix));
     let root = root.titled(&title, ("sans-serif", 26)).map_err(|e| err(&e))?;
     let panels = root.split_evenly((2, 1));
 
@@ -71,7 +69,8 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
     let values = |op: Operation| -> Vec<f64> {
         lanes.iter().flat_map(|l| implementations.iter().filter_map(move |i| figures.speedup(l, i, op))).collect()
     };
-    let all: Vec<f64> = values(Operation::Encode).into_iter().chain(values(Operation::Decode)).filter(|v| v.is_finite() && *v > 0.0).collect();
+    let all: Vec<f64> =
+        values(Operation::Encode).into_iter().chain(values(Operation::Decode)).filter(|v| v.is_finite() && *v > 0.0).collect();
     let low = all.iter().copied().fold(1.0, f64::min) / 1.6;
     let high = all.iter().copied().fold(1.0, f64::max) * 1.6;
 
@@ -112,9 +111,7 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
                 .collect();
             let series = chart.draw_series(bars).map_err(|e| err(&e))?;
             if operation == Operation::Encode {
-                series
-                    .label(implementation.as_str())
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+                series.label(implementation.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
             }
             // A figure the run does not have is said so where its bar would stand.
             let missing: Vec<Text<(i32, f64), String>> = lanes

@@ -1,12 +1,11 @@
 //! `report/README.md`: environment, the gate's verdict, per-lane tables, a cross-lane summary
 //! and the costs the corpus makes visible.
 
-use tdbench_contract::Operation;
 use std::fmt::Write;
+use tdbench_contract::Operation;
 
 use super::{Cell, Figures};
 use crate::summary;
-
 
 fn ns(x: f64) -> String {
     match x {
@@ -44,7 +43,9 @@ pub fn render(figures: &Figures) -> String {
         writeln!(out, "- machine: {}, {} cores; {}", m.cpu, m.cores, m.os).unwrap();
         writeln!(out, "- compiler: {} ({}, {} profile)", m.rustc, m.target, m.profile).unwrap();
     }
-    let tree = |t: &crate::plan::TreeInfo| format!("`{}`{}", &t.commit[..t.commit.len().min(12)], if t.dirty { " with uncommitted changes" } else { "" });
+    let tree = |t: &crate::plan::TreeInfo| {
+        format!("`{}`{}", &t.commit[..t.commit.len().min(12)], if t.dirty { " with uncommitted changes" } else { "" })
+    };
     writeln!(out, "- current tree: {}", tree(&p.current)).unwrap();
     match &p.baseline {
         Some(b) => writeln!(out, "- baseline: {} (`{}`)", tree(b), b.reference).unwrap(),
@@ -219,7 +220,9 @@ fn derived_costs(figures: &Figures) -> String {
     out += "| implementation | base64, ns per KiB (bytes-64k − string-64k) | per int (vector-int ÷ 1000) | per object (vector-object ÷ 1000) | escapes, ns per payload (option − option-plain) |\n";
     out += "|---|---:|---:|---:|---:|\n";
     let decode = |lane: &str, implementation: &str| figures.cell(lane, implementation, Operation::Decode).map(|c| c.ns_per_op);
-    for implementation in figures.implementations.iter().filter(|i| decode("status", i).is_some() || figures.lanes.iter().any(|l| decode(l, i).is_some())) {
+    for implementation in
+        figures.implementations.iter().filter(|i| decode("status", i).is_some() || figures.lanes.iter().any(|l| decode(l, i).is_some()))
+    {
         let i = implementation.as_str();
         let base64 = decode("bytes-64k", i).zip(decode("string-64k", i)).map(|(b, s)| (b - s) / 64.0);
         let per_int = decode("vector-int", i).map(|v| v / 1000.0);

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use tdbench_contract::{Catalog, Role};
 
-use super::{environment, Failure};
+use super::{Failure, environment};
 use crate::plan::TreeInfo;
 
 /// A tree, where it builds, and what its worker says it can measure.

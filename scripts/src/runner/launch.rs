@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::{Job, Role};
 
-use super::build::{layout_seed, Trees};
+use super::build::{Trees, layout_seed};
 use super::progress::Progress;
-use super::{environment, Failure};
+use super::{Failure, environment};
 use crate::plan::{Plan, Slot};
 
 /// What every worker of a run shares beyond the plan.
@@ -178,7 +178,8 @@ mod tests {
 
     #[test]
     fn a_panic_message_comes_first_however_long_the_backtrace() {
-        let mut stderr = String::from("worker: starting\nthread 'main' panicked at src/codecs/tl.rs:10:5:\nthe real reason\nstack backtrace:\n");
+        let mut stderr =
+            String::from("worker: starting\nthread 'main' panicked at src/codecs/tl.rs:10:5:\nthe real reason\nstack backtrace:\n");
         for i in 0..40 {
             stderr += &format!("  {i}: frame{i}\n");
         }

@@ -18,7 +18,8 @@ impl Lock {
         for _ in 0..2 {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
-                    file.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    file.write_all(format!("{}\n", std::process::id()).as_bytes())
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                     return Ok(Lock { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

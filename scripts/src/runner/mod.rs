@@ -18,7 +18,7 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 use tdbench_contract::{Catalog, ImplementationInfo, Measure, Role, Stage};
-use xshell::{cmd, Shell};
+use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
 use crate::plan::{self, Plan, PlanSettings};

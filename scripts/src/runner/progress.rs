@@ -23,7 +23,7 @@ impl Progress {
         if self.interactive {
             eprint!("\r\x1b[K{line}");
             let _ = std::io::stderr().flush();
-        } else if self.done % 20 == 0 || self.done == self.total {
+        } else if self.done.is_multiple_of(20) || self.done == self.total {
             eprintln!("{line}");
         }
     }

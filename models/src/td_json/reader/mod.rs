@@ -168,7 +168,7 @@ fn describe(byte: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::string::{needs_attention, NEEDS_ATTENTION};
+    use super::string::{NEEDS_ATTENTION, needs_attention};
     use super::*;
 
     #[test]
@@ -184,7 +184,21 @@ mod tests {
 
     #[test]
     fn int64_text_follows_str_parse() {
-        for text in ["0", "-0", "+5", "007", "-9223372036854775808", "9223372036854775807", "", "-", "+", "1 ", "9223372036854775808", "-9223372036854775809", "1_0"] {
+        for text in [
+            "0",
+            "-0",
+            "+5",
+            "007",
+            "-9223372036854775808",
+            "9223372036854775807",
+            "",
+            "-",
+            "+",
+            "1 ",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "1_0",
+        ] {
             assert_eq!(number::parse_i64(text.as_bytes()), text.parse::<i64>().ok(), "{text:?}");
         }
     }

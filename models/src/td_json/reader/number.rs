@@ -142,11 +142,7 @@ impl<'a> JsonReader<'a> {
 #[inline]
 pub(super) fn signed(token: &NumberToken) -> Option<i64> {
     let magnitude = token.magnitude?;
-    if token.negative {
-        0i64.checked_sub_unsigned(magnitude)
-    } else {
-        i64::try_from(magnitude).ok()
-    }
+    if token.negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
 }
 
 /// Decimal digits as a u64, if they fit.

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{JsonError, JsonReader, TypeKey, TypeName, FIELD_END, FIELD_TYPE, FIELD_UNKNOWN};
+use super::{FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, JsonError, JsonReader, TypeKey, TypeName};
 
 impl<'a> JsonReader<'a> {
     /// Consumes `{`.
@@ -21,7 +21,11 @@ impl<'a> JsonReader<'a> {
         self.begin_object()?;
         if self.leading_type_key()? {
             self.skip_whitespace();
-            if self.peek() == Some(b'"') { self.type_name()?; } else { self.skip_value()?; }
+            if self.peek() == Some(b'"') {
+                self.type_name()?;
+            } else {
+                self.skip_value()?;
+            }
         }
         Ok(())
     }

@@ -31,7 +31,9 @@ impl<'a> JsonReader<'a> {
         self.skip_whitespace();
         match self.peek() {
             Some(b'"') => {}
-            Some(b'[') => return self.vector(|r| r.int53().and_then(|v| u8::try_from(v).map_err(|_| r.error_here("a byte value above 255")))),
+            Some(b'[') => {
+                return self.vector(|r| r.int53().and_then(|v| u8::try_from(v).map_err(|_| r.error_here("a byte value above 255"))));
+            }
             _ => return Err(self.unexpected("bytes as a base64 string")),
         }
         let token = self.scan_string()?;
@@ -234,7 +236,9 @@ pub(super) fn push_utf8(out: &mut Vec<u8>, code: u32) {
     match code {
         0..=0x7F => out.push(code as u8),
         0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (code >> 6) as u8, 0x80 | (code & 0x3F) as u8]),
-        0x800..=0xFFFF => out.extend_from_slice(&[0xE0 | (code >> 12) as u8, 0x80 | ((code >> 6) & 0x3F) as u8, 0x80 | (code & 0x3F) as u8]),
+        0x800..=0xFFFF => {
+            out.extend_from_slice(&[0xE0 | (code >> 12) as u8, 0x80 | ((code >> 6) & 0x3F) as u8, 0x80 | (code & 0x3F) as u8])
+        }
         _ => out.extend_from_slice(&[
             0xF0 | (code >> 18) as u8,
             0x80 | ((code >> 12) & 0x3F) as u8,

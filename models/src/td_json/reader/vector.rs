@@ -1,7 +1,7 @@
 //! Arrays: read in chunks on the stack so each vector is allocated once at its final length;
 //! past a stack budget the rest of an array is counted ahead instead.
 
-use super::{JsonError, JsonReader, CHUNK, CHUNK_STACK_BUDGET};
+use super::{CHUNK, CHUNK_STACK_BUDGET, JsonError, JsonReader};
 
 impl<'a> JsonReader<'a> {
     /// Reads `[ element, ... ]` into a vector allocated once at its final length, without a
