@@ -53,6 +53,10 @@ pub struct Options {
     /// Accept encodings that differ between baseline and current
     #[arg(long)]
     pub allow_format_change: bool,
+    /// Fail, not only warn, when a latency comparison could not have caught a slowdown of the
+    /// threshold (80% power)
+    #[arg(long)]
+    pub strict: bool,
     /// Where samples, results.json, summary.md and the run's report go
     #[arg(long, value_name = "DIR", default_value = "build")]
     pub output: PathBuf,
@@ -105,6 +109,7 @@ impl Options {
             && self.confirm_rounds == 8
             && self.threshold == 1.0
             && !self.allow_format_change
+            && !self.strict
     }
 }
 

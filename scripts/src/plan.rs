@@ -57,6 +57,9 @@ pub struct PlanSettings {
     pub confirm_rounds: u32,
     pub threshold_percent: f64,
     pub allow_format_change: bool,
+    /// Latency comparisons that could not have caught the threshold fail the run.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// One worker process.

@@ -98,6 +98,9 @@ pub struct Results {
     pub provenance: Provenance,
     pub violations: Vec<Violation>,
     pub comparisons: Vec<Comparison>,
+    /// Where time and instruction counts disagree under `--measure both`.
+    #[serde(default)]
+    pub notes: Vec<String>,
     pub samples: Vec<WorkerResult>,
 }
 
@@ -106,9 +109,21 @@ impl Results {
         self.verdict == RunVerdict::Pass
     }
 
-    /// Latency comparisons the screen flagged and nothing confirmed, for want of confirmation
-    /// samples: not a failure, never silent.
-    pub fn inconclusive(&self) -> impl Iterator<Item = &Comparison> {
-        self.comparisons.iter().filter(|c| c.verdict == Verdict::Inconclusive)
+    /// Latency comparisons that passed without the power to see the threshold: not a failure
+    /// (unless `--strict`), never silent.
+    pub fn not_gated(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| c.verdict == Verdict::NotGated)
+    }
+
+    /// Latency comparisons in the family (floors are references outside it).
+    pub fn gated_family(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| c.metric == Metric::Latency && c.verdict != Verdict::Reference)
+    }
+
+    /// How many latency comparisons could have caught a slowdown of `level` (a fraction) with
+    /// 80% power, of how many.
+    pub fn gated_at(&self, level: f64) -> (usize, usize) {
+        let family: Vec<&Comparison> = self.gated_family().collect();
+        (family.iter().filter(|c| c.detectable.is_some_and(|d| d <= level + 1e-12)).count(), family.len())
     }
 }

@@ -25,12 +25,13 @@ fn row(c: &Comparison) -> [String; 9] {
         value(c, c.current),
         percent(c.change),
         c.interval.map_or("–".into(), |(l, h)| format!("{} … {}", percent(l), percent(h))),
-        c.detectable.map_or("–".into(), |d| format!("≥{:.1}%", d * 100.0)),
+        c.detectable.map_or("–".into(), |d| if d.is_finite() { format!("{:.1}%", d * 100.0) } else { "none".into() }),
         format!("{}{}", c.verdict, if c.stage == Stage::Confirm { " (confirmation rounds)" } else { "" }),
     ]
 }
 
-const HEADER: [&str; 9] = ["lane", "implementation", "operation", "baseline", "current", "change", "interval", "detectable", "verdict"];
+const HEADER: [&str; 9] =
+    ["lane", "implementation", "operation", "baseline", "current", "change", "interval", "detectable (80%)", "verdict"];
 
 /// Latency and instruction rows for every comparison; allocation rows only where they changed.
 fn shown(results: &Results) -> impl Iterator<Item = &Comparison> {
@@ -48,12 +49,28 @@ pub fn text(results: &Results) -> String {
     let line = |cells: &[String]| {
         cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
     };
-    let mut out = line(&HEADER.map(String::from));
+    let mut out = headline(results);
+    out += &line(&HEADER.map(String::from));
     for r in &rows {
         out += &line(r);
     }
     out += &footer(results);
     out
+}
+
+/// What the latency gate could see, before anything else: how many comparisons could have
+/// caught a slowdown of 1%, 3% and 5% with 80% power.
+pub fn headline(results: &Results) -> String {
+    let (at_1, family) = results.gated_at(0.01);
+    if family == 0 {
+        return String::new();
+    }
+    let (at_3, _) = results.gated_at(0.03);
+    let (at_5, _) = results.gated_at(0.05);
+    format!(
+        "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
+         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n"
+    )
 }
 
 pub fn markdown(results: &Results) -> String {
@@ -66,6 +83,8 @@ pub fn markdown(results: &Results) -> String {
         p.baseline.as_ref().map_or("none".to_string(), |b| format!("`{}` ({})", short(&b.commit), b.reference)),
         p.machine.as_ref().map_or("no samples".to_string(), |m| format!("{}, {} cores, {}", m.cpu, m.cores, m.rustc)),
     );
+    out += &headline(results);
+    out += "\n";
     out += &format!("| {} |\n|{}|\n", HEADER.join(" | "), HEADER.map(|_| "---").join("|"));
     for r in shown(results).map(row) {
         out += &format!("| {} |\n", r.join(" | "));
@@ -84,12 +103,19 @@ fn footer(results: &Results) -> String {
         };
         out += &format!("violation: {}: {at}{}\n", v.kind, v.message);
     }
-    let inconclusive: Vec<String> = results.inconclusive().map(|c| c.key().to_string()).collect();
-    if !inconclusive.is_empty() {
+    for note in &results.notes {
+        out += &format!("note: {note}\n");
+    }
+    let not_gated: Vec<&Comparison> = results.not_gated().collect();
+    if !not_gated.is_empty() {
+        let threshold = results.provenance.settings.threshold_percent;
+        let mut widest: Vec<f64> = not_gated.iter().filter_map(|c| c.detectable).collect();
+        widest.sort_by(f64::total_cmp);
         out += &format!(
-            "warning: the screen found {} slower and no confirmation rounds ran (--confirm-rounds 0): {}\n",
-            inconclusive.len(),
-            inconclusive.join(", ")
+            "warning: {} latency comparison(s) passed without the power to see a {threshold}% slowdown \
+             (median detectable {}): more rounds, or --strict to fail on this\n",
+            not_gated.len(),
+            widest.get(widest.len() / 2).map_or("–".into(), |d| format!("{:.1}%", d * 100.0))
         );
     }
     out += &format!("verdict: {} ({} comparisons, {} violations)\n", results.verdict, results.comparisons.len(), results.violations.len());

@@ -1,28 +1,42 @@
 //! Latency, judged from pairs of adjacent processes (baseline and current, next to each other
 //! in the balanced order), as log-ratios of each process's fastest batch — computed here from
-//! the raw batches, never taken from a worker's summary.
+//! the raw batches, never taken from a worker's summary — judged by the Wilcoxon signed-rank
+//! test with its Hodges–Lehmann estimate and interval ([`Paired`]): exact under the symmetric
+//! noise identical code gives, whatever its tails.
 //!
-//! The family of all latency comparisons is held to a 5% chance of any false alarm
-//! (Bonferroni): a comparison fails only when its one-sided lower bound at 1 − 5%/m is above no
-//! change (the gate only ever claims "slower") and its estimate is above the threshold.
-//! Reported intervals are the two-sided 1 − 10%/m intervals whose lower end is that bound. A
-//! first pass screens every comparison; one whose estimate is above the threshold and nominally
-//! significant (p < 0.05) is re-run with fresh samples, and the verdict comes from those alone,
-//! so the selection does not bias it.
+//! One false-alarm budget covers the whole run, confirmation included: [`FAMILY_ALPHA`] (5%),
+//! half spent on verdicts from the first pass (the screen), half on confirmation, each
+//! Bonferroni-divided over its comparisons; a false alarm in the run is one of the two, so the
+//! run's chance of any is at most 5%. A comparison is a `regression` when its one-sided bound
+//! excludes no change and its estimate is above half the threshold. One the screen finds slower
+//! by that rule at a nominal 5% is re-run with fresh samples and judged on those alone, so the
+//! selection does not bias it.
+//!
+//! Every comparison also states the slowdown it would have caught with 80% power (the whole
+//! procedure's power, screen and confirmation, from its own noise): at most the threshold, it
+//! is gated (`pass`); above, it is `not-gated` — it passes, with a warning, unless `--strict`.
+//! The floors (`clone`, `memcpy`, TDLib's empty call) are reported as `reference`, outside the
+//! family.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tdbench_contract::{Metric, Stage, Verdict, WorkerResult};
+use tdbench_contract::{ImplementationKind, Metric, Operation, Stage, Verdict, WorkerResult};
 
-use super::stats::Paired;
+use super::stats::{Paired, Power, TRIM, detectable, signed_rank_critical, signed_rank_tail, student_t_cdf};
 use super::{ByRole, Grouped, Measured};
 use crate::plan::Plan;
 use crate::results::{Comparison, Key, Violation};
 
-/// Family-wise false-alarm rate of the latency gate.
+/// Family-wise false-alarm budget of the whole latency gate, confirmation included.
 pub const FAMILY_ALPHA: f64 = 0.05;
+/// The screen's share of the budget, for its direct verdicts.
+const SCREEN_ALPHA: f64 = FAMILY_ALPHA / 2.0;
+/// Confirmation's share.
+const CONFIRM_ALPHA: f64 = FAMILY_ALPHA / 2.0;
 /// Nominal one-sided significance that sends a comparison to confirmation.
 pub const SCREEN_P: f64 = 0.05;
+/// The power at which a comparison's detectable slowdown is stated.
+pub const POWER: f64 = 0.8;
 
 /// A process's fastest batch, from its batches; `None` when it has none, or any that is not a
 /// positive number ([`super::integrity`] reports those).
@@ -51,22 +65,38 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// The comparisons that have pairs in both trees: the family the false-alarm budget covers.
-fn family(grouped: &Grouped) -> f64 {
-    grouped.values().filter(|r| !r.baseline.is_empty() && !r.current.is_empty()).count().max(1) as f64
+/// Floors are references: reported, outside the family, never a regression.
+fn is_reference(plan: &Plan, key: &Key) -> bool {
+    key.operation == Operation::EmptyCall || plan.implementation(&key.implementation).is_some_and(|i| i.kind == ImplementationKind::Floor)
+}
+
+/// The comparisons in the family: pairs in both trees, not a floor.
+fn family(plan: &Plan, grouped: &Grouped) -> f64 {
+    grouped.iter().filter(|(key, r)| !r.baseline.is_empty() && !r.current.is_empty() && !is_reference(plan, key)).count().max(1) as f64
+}
+
+/// Whether the pairs show a slowdown: the one-sided bound at `alpha` excludes no change and the
+/// estimate is above half the threshold.
+fn slower(paired: &Paired, alpha: f64, threshold: f64) -> bool {
+    paired.ratio() > 1.0 + threshold / 2.0 && paired.interval(2.0 * alpha).0 > 1.0
+}
+
+/// Whether the screen sends a comparison to confirmation: slower by the regression rule at a
+/// nominal level ([`SCREEN_P`]), but not on the screen's own share of the family's budget.
+fn flags(screen: &Paired, family: f64, threshold: f64) -> bool {
+    slower(screen, SCREEN_P, threshold) && !slower(screen, SCREEN_ALPHA / family, threshold)
 }
 
 fn flagged(plan: &Plan, grouped: &Grouped) -> BTreeSet<Key> {
     let threshold = plan.settings.threshold_percent / 100.0;
-    let family = family(grouped);
+    let family = family(plan, grouped);
     let screen_samples = plan.screen_samples();
     grouped
         .iter()
+        .filter(|(key, _)| !is_reference(plan, key))
         .filter_map(|(key, by_role)| {
-            let paired = Paired::of(&pairs(by_role, |k| k < screen_samples))?;
-            let (low, _) = paired.interval(2.0 * FAMILY_ALPHA / family);
-            let slower = paired.ratio() > 1.0 + threshold;
-            (slower && low <= 1.0 && paired.p_slower() < SCREEN_P).then(|| key.clone())
+            let screen = Paired::of(&pairs(by_role, |k| k < screen_samples))?;
+            flags(&screen, family, threshold).then(|| key.clone())
         })
         .collect()
 }
@@ -76,31 +106,112 @@ pub fn screen_flags(plan: &Plan, samples: &[WorkerResult]) -> BTreeSet<Key> {
     flagged(plan, &super::group(samples))
 }
 
-/// One comparison's verdict and the pairs and significance it rests on.
+/// What the verdict rules need to know of the run.
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rules {
+    /// Regression threshold, as a fraction.
+    pub threshold: f64,
+    /// Comparisons in the family.
+    pub family: f64,
+    /// Comparisons the screen flagged.
+    pub flagged: f64,
+    /// Pairs a confirmation gets.
+    pub confirm_pairs: usize,
+}
+
+/// One comparison's verdict, the pairs and one-sided level it rests on, and the log-slowdown
+/// it would have caught with [`POWER`].
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Judged {
     pub paired: Paired,
     pub alpha: f64,
     pub stage: Stage,
     pub verdict: Verdict,
+    pub detectable: f64,
 }
 
-/// The verdict rules, apart from where the pairs come from. `family` is the number of latency
-/// comparisons, `confirm_family` the number the screen flagged.
-pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, flagged: bool, family: f64, confirm_family: f64, threshold: f64) -> Judged {
-    let slower = |paired: &Paired, alpha: f64| paired.ratio() > 1.0 + threshold && paired.interval(alpha).0 > 1.0;
-    let verdict = |regression: bool, otherwise: Verdict| if regression { Verdict::Regression } else { otherwise };
-    match (flagged, confirm) {
-        (false, _) => {
-            let alpha = 2.0 * FAMILY_ALPHA / family;
-            Judged { paired: screen, alpha, stage: Stage::Screen, verdict: verdict(slower(&screen, alpha), Verdict::Pass) }
+/// Power of one stage: its test rejects and its estimate clears half the threshold.
+#[derive(Clone, Copy)]
+struct StagePower {
+    test: Power,
+    se: f64,
+    df: f64,
+    half_threshold: f64,
+    can_reject: bool,
+}
+
+impl StagePower {
+    /// For `pairs` pairs. The signed-rank test is modelled as a t-test at the level it can
+    /// really reach (its exact tail at its critical count: with few pairs, well below `alpha`;
+    /// with so few that even all positive is not rare enough, it never rejects), with the
+    /// spread widened by its efficiency against the t-test under normal noise (0.955).
+    fn new(pairs: usize, se: f64, df: f64, alpha: f64, threshold: f64) -> StagePower {
+        let reachable = signed_rank_critical(pairs, alpha).map(|w| signed_rank_tail(pairs, w));
+        let se = se / 0.955f64.sqrt();
+        StagePower {
+            test: Power::new(se, df, reachable.unwrap_or(alpha)),
+            se,
+            df,
+            half_threshold: (1.0 + threshold / 2.0).ln(),
+            can_reject: reachable.is_some(),
         }
-        (true, Some(confirm)) => {
-            let alpha = 2.0 * FAMILY_ALPHA / confirm_family;
-            Judged { paired: confirm, alpha, stage: Stage::Confirm, verdict: verdict(slower(&confirm, alpha), Verdict::NotConfirmed) }
-        }
-        (true, None) => Judged { paired: screen, alpha: 2.0 * FAMILY_ALPHA / family, stage: Stage::Screen, verdict: Verdict::Inconclusive },
     }
+
+    fn at(&self, effect: f64) -> f64 {
+        if !self.can_reject {
+            return 0.0;
+        }
+        let clears = if self.se > 0.0 { 1.0 - student_t_cdf((self.half_threshold - effect) / self.se, self.df) } else { 1.0 };
+        self.test.at(effect) * clears
+    }
+}
+
+/// Pairs left after trimming `n`, less one.
+fn trimmed_df(n: usize) -> f64 {
+    (n as f64 - 2.0 * (TRIM * n as f64).floor() - 1.0).max(1.0)
+}
+
+/// The verdict rules, apart from where the pairs come from.
+pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, rules: Rules) -> Judged {
+    let t = rules.threshold;
+    let unconfirmed = is_flagged && confirm.is_none();
+    let (paired, alpha, stage, regression, detectable) = match (is_flagged, confirm) {
+        (true, Some(confirm)) => {
+            let alpha = CONFIRM_ALPHA / rules.flagged.max(1.0);
+            let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t);
+            let d = detectable(|e| stage.at(e), POWER);
+            let regression = slower(&confirm, alpha, t);
+            (confirm, alpha, Stage::Confirm, regression, d)
+        }
+        _ => {
+            let alpha = SCREEN_ALPHA / rules.family;
+            let direct = StagePower::new(screen.pairs, screen.standard_error, screen.df, alpha, t);
+            // Caught later: flagged by the screen, then confirmed on fresh pairs with the same
+            // spread (one more comparison in the confirmation family). A comparison flagged
+            // with no confirmation samples has only the direct route.
+            let n = rules.confirm_pairs;
+            let later = (n >= 2 && !unconfirmed).then(|| {
+                let se = screen.spread() / (n as f64).sqrt();
+                let flag = StagePower::new(screen.pairs, screen.standard_error, screen.df, SCREEN_P, t);
+                (flag, StagePower::new(n, se, trimmed_df(n), CONFIRM_ALPHA / (rules.flagged + 1.0), t))
+            });
+            let power = |e: f64| {
+                let later = later.map_or(0.0, |(flag, confirm)| flag.at(e) * confirm.at(e));
+                1.0 - (1.0 - direct.at(e)) * (1.0 - later)
+            };
+            let d = detectable(power, POWER);
+            let regression = slower(&screen, alpha, t);
+            (screen, alpha, Stage::Screen, regression, d)
+        }
+    };
+    let verdict = if regression {
+        Verdict::Regression
+    } else if detectable.exp() - 1.0 <= t + 1e-12 {
+        Verdict::Pass
+    } else {
+        Verdict::NotGated
+    };
+    Judged { paired, alpha, stage, verdict, detectable }
 }
 
 pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
@@ -109,30 +220,49 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
     if !plan.settings.worker.measure.times() {
         return (comparisons, violations);
     }
-    let threshold = plan.settings.threshold_percent / 100.0;
     let flagged = flagged(plan, grouped);
-    let family = family(grouped);
-    let confirm_family = flagged.len().max(1) as f64;
+    let rules = Rules {
+        threshold: plan.settings.threshold_percent / 100.0,
+        family: family(plan, grouped),
+        flagged: flagged.len() as f64,
+        confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
+    };
     let screen_samples = plan.screen_samples();
     for (key, by_role) in grouped {
         let Some(screen) = Paired::of(&pairs(by_role, |k| k < screen_samples)) else { continue };
         let confirm = Paired::of(&pairs(by_role, |k| k >= screen_samples));
-        let judged = judge(screen, confirm, flagged.contains(key), family, confirm_family, threshold);
-        let (low, high) = judged.paired.interval(judged.alpha);
-        if judged.verdict == Verdict::Regression {
-            violations.push(Violation::at(
+        let mut judged = judge(screen, confirm, flagged.contains(key), rules);
+        if is_reference(plan, key) {
+            judged.verdict = Verdict::Reference;
+        }
+        let (low, high) = judged.paired.interval(2.0 * judged.alpha);
+        let describe = || {
+            format!(
+                "{:+.2}% (interval {:+.2}% to {:+.2}%, {} pairs, {})",
+                (judged.paired.ratio() - 1.0) * 100.0,
+                (low - 1.0) * 100.0,
+                (high - 1.0) * 100.0,
+                judged.paired.pairs,
+                judged.stage
+            )
+        };
+        match judged.verdict {
+            Verdict::Regression => violations.push(Violation::at(
                 "latency regression",
                 key,
+                format!("{} is a slowdown beyond the {:.1}% threshold's line", describe(), plan.settings.threshold_percent),
+            )),
+            Verdict::NotGated if plan.settings.strict => violations.push(Violation::at(
+                "not gated",
+                key,
                 format!(
-                    "{:+.2}% (interval {:+.2}% to {:+.2}%, {} pairs, {}) exceeds the {:.1}% threshold",
-                    (judged.paired.ratio() - 1.0) * 100.0,
-                    (low - 1.0) * 100.0,
-                    (high - 1.0) * 100.0,
-                    judged.paired.pairs,
-                    judged.stage,
+                    "{}: could only have caught a slowdown of {:.1}% (80% power), not {:.1}% (--strict)",
+                    describe(),
+                    (judged.detectable.exp() - 1.0) * 100.0,
                     plan.settings.threshold_percent
                 ),
-            ));
+            )),
+            _ => {}
         }
         let medians = |list: &[Measured]| median(list.iter().filter_map(fastest).collect());
         comparisons.push(Comparison {
@@ -144,7 +274,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             current: medians(&by_role.current),
             change: judged.paired.ratio() - 1.0,
             interval: Some((low - 1.0, high - 1.0)),
-            detectable: Some(judged.paired.detectable(judged.alpha)),
+            detectable: Some(judged.detectable.exp() - 1.0),
             pairs: judged.paired.pairs,
             stage: judged.stage,
             verdict: judged.verdict,
@@ -152,56 +282,142 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
     }
     (comparisons, violations)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Seeded pairs around `ratio` with relative noise `noise` (a small LCG: deterministic).
-    fn pairs_around(ratio: f64, noise: f64, n: usize, seed: u64) -> Paired {
-        let mut state = seed;
-        let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
-        let pairs: Vec<(f64, f64)> = (0..n).map(|_| (100.0, 100.0 * ratio * (1.0 + noise * next()))).collect();
-        Paired::of(&pairs).unwrap()
+    /// Seeded per-pair log-ratios: normal noise of spread `sd` with heavy tails (one pair in ten
+    /// five times wider), plus `effect`.
+    struct Noise(u64);
+
+    impl Noise {
+        fn uniform(&mut self) -> f64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        }
+
+        fn normal(&mut self) -> f64 {
+            (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
+        }
+
+        fn pairs(&mut self, n: usize, sd: f64, effect: f64) -> Paired {
+            let logs: Vec<f64> = (0..n).map(|_| effect + self.normal() * sd * if self.uniform() < 0.1 { 5.0 } else { 1.0 }).collect();
+            Paired::of_logs(&logs).unwrap()
+        }
+    }
+
+    const SCREEN_PAIRS: usize = 6;
+    const CONFIRM_PAIRS: usize = 16;
+
+    /// One synthetic run of `m` comparisons, the first slowed by `effect` (log), through the
+    /// whole procedure: screen, confirmation of what it flags, verdicts.
+    fn simulate(noise: &mut Noise, m: usize, sd: f64, effect: f64, threshold: f64) -> Vec<Judged> {
+        let screens: Vec<Paired> = (0..m).map(|i| noise.pairs(SCREEN_PAIRS, sd, if i == 0 { effect } else { 0.0 })).collect();
+        let flagged: Vec<bool> = screens.iter().map(|s| flags(s, m as f64, threshold)).collect();
+        let rules =
+            Rules { threshold, family: m as f64, flagged: flagged.iter().filter(|f| **f).count() as f64, confirm_pairs: CONFIRM_PAIRS };
+        screens
+            .iter()
+            .zip(&flagged)
+            .enumerate()
+            .map(|(i, (screen, &f))| {
+                let confirm = f.then(|| noise.pairs(CONFIRM_PAIRS, sd, if i == 0 { effect } else { 0.0 }));
+                judge(screen.clone(), confirm, f, rules)
+            })
+            .collect()
     }
 
     #[test]
-    fn unflagged_and_unchanged_passes() {
-        let j = judge(pairs_around(1.0, 0.01, 6, 1), None, false, 40.0, 1.0, 0.01);
+    fn identical_code_raises_a_false_alarm_in_at_most_one_run_in_twenty() {
+        // 400 A/A runs of 40 comparisons, 3% per-pair noise with heavy tails.
+        let mut noise = Noise(11);
+        let runs = 400;
+        let mut by_stage = [0, 0];
+        let alarms = (0..runs)
+            .filter(|_| {
+                let run = simulate(&mut noise, 40, 0.03, 0.0, 0.01);
+                for j in run.iter().filter(|j| j.verdict == Verdict::Regression) {
+                    by_stage[(j.stage == Stage::Confirm) as usize] += 1;
+                }
+                run.iter().any(|j| j.verdict == Verdict::Regression)
+            })
+            .count();
+        eprintln!("false alarms by stage (screen, confirm): {by_stage:?}");
+        // 5% of 400 is 20; binomial noise on that count is about ±4.4.
+        assert!(alarms <= 25, "{alarms} of {runs} A/A runs raised a false alarm");
+    }
+
+    #[test]
+    fn the_stated_detectable_slowdown_is_caught_about_four_times_in_five() {
+        // The slowdown a comparison says it would catch with 80% power (the median over A/A
+        // runs), planted exactly: the procedure must catch it about that often.
+        for (seed, sd) in [(12, 0.004), (13, 0.01), (14, 0.02)] {
+            let mut noise = Noise(seed);
+            let mut stated: Vec<f64> = (0..100).map(|_| simulate(&mut noise, 40, sd, 0.0, 0.01)[0].detectable).collect();
+            stated.sort_by(f64::total_cmp);
+            let effect = stated[50];
+            let runs = 300;
+            let caught = (0..runs).filter(|_| simulate(&mut noise, 40, sd, effect, 0.01)[0].verdict == Verdict::Regression).count();
+            let rate = caught as f64 / runs as f64;
+            eprintln!("noise {sd}: stated {:.2}% detectable at 80%, caught in {rate:.2} of runs", (effect.exp() - 1.0) * 100.0);
+            assert!((0.65..=0.95).contains(&rate), "noise {sd}: stated {:.2}%, caught {rate:.2}", (effect.exp() - 1.0) * 100.0);
+        }
+    }
+
+    fn rules() -> Rules {
+        Rules { threshold: 0.01, family: 40.0, flagged: 1.0, confirm_pairs: CONFIRM_PAIRS }
+    }
+
+    #[test]
+    fn quiet_and_unchanged_is_a_gated_pass() {
+        let j = judge(Noise(1).pairs(SCREEN_PAIRS, 0.0005, 0.0), None, false, rules());
         assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::Pass));
+        assert!(j.detectable.exp() - 1.0 <= 0.01);
     }
 
     #[test]
-    fn a_clear_slowdown_fails_on_the_screen() {
-        let j = judge(pairs_around(1.10, 0.002, 6, 2), None, false, 40.0, 1.0, 0.01);
+    fn noisy_and_unchanged_is_not_gated_and_says_what_it_could_see() {
+        let j = judge(Noise(2).pairs(SCREEN_PAIRS, 0.05, 0.0), None, false, rules());
+        assert_eq!(j.verdict, Verdict::NotGated);
+        assert!(j.detectable.exp() - 1.0 > 0.05, "{}", j.detectable);
+    }
+
+    #[test]
+    fn six_pairs_cannot_fail_a_comparison_on_the_screen_alone() {
+        // 2^-6 is not rare enough for one comparison of forty: such a slowdown is sent to
+        // confirmation (and, unflagged, could not have been caught: not gated).
+        let j = judge(Noise(3).pairs(SCREEN_PAIRS, 0.03, 0.10), None, false, rules());
+        assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::NotGated));
+    }
+
+    #[test]
+    fn a_clear_slowdown_on_enough_pairs_fails_on_the_screen() {
+        let j = judge(Noise(3).pairs(20, 0.002, 0.10), None, false, rules());
         assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::Regression));
     }
 
     #[test]
-    fn a_slowdown_below_the_threshold_passes_however_certain() {
-        let j = judge(pairs_around(1.005, 0.0001, 6, 3), None, false, 40.0, 1.0, 0.01);
-        assert!(j.paired.interval(j.alpha).0 > 1.0, "significant");
+    fn a_significant_slowdown_below_half_the_threshold_passes() {
+        let j = judge(Noise(4).pairs(20, 0.00001, 0.004), None, false, rules());
+        assert!(j.paired.interval(2.0 * j.alpha).0 > 1.0, "significant");
         assert_eq!(j.verdict, Verdict::Pass);
     }
 
     #[test]
     fn flagged_then_confirmed_is_a_regression_of_the_confirm_stage() {
-        let j = judge(pairs_around(1.03, 0.05, 6, 4), Some(pairs_around(1.05, 0.002, 16, 5)), true, 40.0, 2.0, 0.01);
-        assert_eq!((j.stage, j.verdict, j.paired.pairs), (Stage::Confirm, Verdict::Regression, 16));
+        let j = judge(Noise(5).pairs(SCREEN_PAIRS, 0.05, 0.03), Some(Noise(6).pairs(CONFIRM_PAIRS, 0.002, 0.05)), true, rules());
+        assert_eq!((j.stage, j.verdict, j.paired.pairs), (Stage::Confirm, Verdict::Regression, CONFIRM_PAIRS));
     }
 
     #[test]
-    fn flagged_and_not_confirmed() {
-        let j = judge(pairs_around(1.03, 0.05, 6, 6), Some(pairs_around(1.0, 0.01, 16, 7)), true, 40.0, 2.0, 0.01);
-        assert_eq!((j.stage, j.verdict), (Stage::Confirm, Verdict::NotConfirmed));
+    fn flagged_and_not_confirmed_passes_on_the_confirmation() {
+        let j = judge(Noise(7).pairs(SCREEN_PAIRS, 0.05, 0.03), Some(Noise(8).pairs(CONFIRM_PAIRS, 0.001, 0.0)), true, rules());
+        assert_eq!((j.stage, j.verdict), (Stage::Confirm, Verdict::Pass));
     }
 
     #[test]
-    fn flagged_without_confirmation_samples_is_inconclusive() {
-        let j = judge(pairs_around(1.03, 0.05, 6, 8), None, true, 40.0, 1.0, 0.01);
-        assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::Inconclusive));
+    fn flagged_without_confirmation_samples_is_not_gated() {
+        let j = judge(Noise(9).pairs(SCREEN_PAIRS, 0.03, 0.03), None, true, rules());
+        assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::NotGated));
     }
 }

@@ -127,6 +127,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             confirm_rounds: options.confirm_rounds,
             threshold_percent: options.threshold,
             allow_format_change: options.allow_format_change,
+            strict: options.strict,
         },
         slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], rounds, 0, Stage::Screen)).collect(),
     };
