@@ -24,8 +24,17 @@ fn row(c: &Comparison) -> [String; 9] {
         value(c, c.baseline),
         value(c, c.current),
         percent(c.change),
-        c.interval.map_or("–".into(), |(l, h)| format!("{} … {}", percent(l), percent(h))),
-        c.detectable.map_or("–".into(), |d| if d.is_finite() { format!("{:.1}%", d * 100.0) } else { "none".into() }),
+        match (c.interval, c.metric) {
+            (Some((l, h)), _) => format!("{} … {}", percent(l), percent(h)),
+            // Too few pairs to bound the change at the family's confidence.
+            (None, Metric::Latency) => "unbounded".into(),
+            (None, _) => "–".into(),
+        },
+        match (c.detectable, c.metric) {
+            (Some(d), _) => format!("{:.1}%", d * 100.0),
+            (None, Metric::Latency) => "none".into(),
+            (None, _) => "–".into(),
+        },
         format!("{}{}", c.verdict, if c.stage == Stage::Confirm { " (confirmation rounds)" } else { "" }),
     ]
 }

@@ -273,8 +273,11 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             baseline: medians(&by_role.baseline),
             current: medians(&by_role.current),
             change: judged.paired.ratio() - 1.0,
-            interval: Some((low - 1.0, high - 1.0)),
-            detectable: Some(judged.detectable.exp() - 1.0),
+            // Too few pairs for the family's confidence bound nothing: no interval, rather
+            // than one from -100% to infinity (which JSON cannot even carry).
+            interval: (low > 0.0 && high.is_finite()).then_some((low - 1.0, high - 1.0)),
+            // None: not even a 20-fold slowdown would have been caught.
+            detectable: judged.detectable.is_finite().then(|| judged.detectable.exp() - 1.0),
             pairs: judged.paired.pairs,
             stage: judged.stage,
             verdict: judged.verdict,
