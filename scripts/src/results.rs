@@ -87,6 +87,9 @@ pub struct Provenance {
     pub baseline: Option<TreeInfo>,
     pub current: TreeInfo,
     pub machine: Option<Machine>,
+    /// Of the corpus every sample measured (the gate checks they agree).
+    #[serde(default)]
+    pub corpus_sha256: String,
     pub settings: PlanSettings,
     pub merged_at_unix: u64,
 }

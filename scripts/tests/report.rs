@@ -90,3 +90,24 @@ fn tdlib_round_trips_get_their_own_table_with_the_empty_call_as_floor() {
     assert!(section.contains(&derived), "expected {derived} in\n{section}");
     assert!(section.contains("| empty call (floor) |"), "{section}");
 }
+
+#[test]
+fn the_published_copy_reads_back_as_the_run_without_its_batches() {
+    let mut results = results();
+    let dir = std::env::temp_dir().join(format!("tdbench-published-{}", std::process::id()));
+    report::write(&results, &dir).unwrap();
+    let published = std::fs::read_to_string(dir.join("results.json")).unwrap();
+    assert!(!published.contains("batches_ns_per_op") && !published.contains("\"machine\":{\"cpu\":\"Intel(R) Xeon(R) Processor\",\"os\":\"Debian GNU/Linux 12 (bookworm), Linux 6.18.44-fc-v669\",\"cores\":2,\"rustc\":\"rustc 1.95.0 (59807616e 2026-04-14)\",\"target\":\"x86_64-unknown-linux-gnu\",\"profile\":\"release\"},\"settings\"") || published.matches("\"machine\"").count() == 1);
+    let read = tdbench_scripts::files::read_results(&dir.join("results.json")).unwrap();
+    for sample in &mut results.samples {
+        sample.corpus.sha256 = read.provenance.corpus_sha256.clone();
+        for op in &mut sample.operations {
+            op.batches_ns_per_op.clear();
+        }
+    }
+    assert!(read.samples == results.samples, "the samples read back differ");
+    assert_eq!(read.comparisons, results.comparisons);
+    // And the report drawn from the published copy is the report drawn from the run.
+    assert_eq!(report::render(&report::Figures::of(&read)), report::render(&report::Figures::of(&results)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -127,6 +127,7 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
             baseline: plan.baseline.clone(),
             current: plan.current.clone(),
             machine: samples.first().map(|s| s.machine.clone()),
+            corpus_sha256: samples.first().map(|s| s.corpus.sha256.clone()).unwrap_or_default(),
             settings: plan.settings.clone(),
             merged_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         },

@@ -1,5 +1,5 @@
 //! A run's report, drawn from a merged `results.json` alone (so a saved run can be drawn
-//! again): `README.md`, `throughput.png` and the slim `results.json` ([`crate::files::slim`]).
+//! again): `README.md`, `throughput.png` and the published `results.json` ([`crate::files::published_json`]).
 //!
 //! Figures are the current tree's: per lane, implementation and operation, the median over
 //! worker processes of each process's fastest batch. They are ratios from one run on one
@@ -111,6 +111,5 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     let figures = Figures::of(results);
     std::fs::write(dir.join("README.md"), render(&figures)).map_err(|e| format!("cannot write README.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
-    let json = serde_json::to_string_pretty(&crate::files::slim(results)).expect("results serialize");
-    crate::files::write_atomically(&dir.join("results.json"), &json)
+    crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
 }
