@@ -68,7 +68,36 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
+/// The `change` of a figure that was zero in the baseline and is not now (JSON has no infinity).
+pub const FROM_ZERO: f64 = f64::MAX;
+
 impl Comparison {
+    /// A comparison of exact figures (allocations, instructions): no interval, no power, one
+    /// stage.
+    pub fn exact(key: &Key, metric: Metric, baseline: f64, current: f64, pairs: usize, regression: bool) -> Comparison {
+        let change = if baseline > 0.0 {
+            current / baseline - 1.0
+        } else if current > 0.0 {
+            FROM_ZERO
+        } else {
+            0.0
+        };
+        Comparison {
+            lane: key.lane.clone(),
+            implementation: key.implementation.clone(),
+            operation: key.operation,
+            metric,
+            baseline,
+            current,
+            change,
+            interval: None,
+            detectable: None,
+            pairs,
+            stage: Stage::Screen,
+            verdict: if regression { Verdict::Regression } else { Verdict::Pass },
+        }
+    }
+
     pub fn key(&self) -> Key {
         Key { lane: self.lane.clone(), implementation: self.implementation.clone(), operation: self.operation }
     }

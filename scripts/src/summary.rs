@@ -2,10 +2,10 @@
 
 use tdbench_contract::{Metric, Stage};
 
-use crate::results::{Comparison, Results};
+use crate::results::{Comparison, FROM_ZERO, Results};
 
 fn percent(x: f64) -> String {
-    if x.is_finite() { format!("{:+.2}%", x * 100.0) } else { "new".into() }
+    if x == FROM_ZERO { "from 0".into() } else { format!("{:+.2}%", x * 100.0) }
 }
 
 fn value(c: &Comparison, x: f64) -> String {

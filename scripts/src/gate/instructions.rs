@@ -2,7 +2,7 @@
 //! than `--threshold` above the baseline's is a regression. A count that is missing, zero or not
 //! a number makes no comparison (and [`super::integrity`] says why).
 
-use tdbench_contract::{Metric, Stage, Verdict};
+use tdbench_contract::Metric;
 
 use super::Grouped;
 use crate::plan::Plan;
@@ -31,20 +31,8 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
                 ),
             ));
         }
-        comparisons.push(Comparison {
-            lane: key.lane.clone(),
-            implementation: key.implementation.clone(),
-            operation: key.operation,
-            metric: Metric::Instructions,
-            baseline: base,
-            current: curr,
-            change,
-            interval: None,
-            detectable: None,
-            pairs: by_role.baseline.len().min(by_role.current.len()),
-            stage: Stage::Screen,
-            verdict: if regression { Verdict::Regression } else { Verdict::Pass },
-        });
+        let pairs = by_role.baseline.len().min(by_role.current.len());
+        comparisons.push(Comparison::exact(key, Metric::Instructions, base, curr, pairs, regression));
     }
     (comparisons, violations)
 }

@@ -325,6 +325,20 @@ mod tests {
     }
 
     #[test]
+    fn an_allocation_where_there_was_none_fails_and_survives_json() {
+        let results = judged(Measure::Time, |samples| {
+            for s in samples.iter_mut().filter(|s| s.implementation == "clone") {
+                s.operations[0].allocations_per_op = if s.role == Role::Current { 1.0 } else { 0.0 };
+            }
+        });
+        assert_eq!(kinds(&results), ["allocation regression"]);
+        let text = serde_json::to_string(&results).unwrap();
+        let back: Results = serde_json::from_str(&text).expect("no infinity in the JSON");
+        assert!(back.comparisons.iter().any(|c| c.change == crate::results::FROM_ZERO));
+        assert!(crate::summary::text(&back).contains("from 0"));
+    }
+
+    #[test]
     fn more_allocations_and_more_instructions_fail() {
         let results = judged(Measure::Instructions, |samples| {
             for s in current_tl(samples) {
