@@ -109,20 +109,42 @@ pub fn signed_rank_tail(n: usize, w: usize) -> f64 {
         let sd = (n as f64 * (n as f64 + 1.0) * (2.0 * n as f64 + 1.0) / 24.0).sqrt();
         return 1.0 - normal_cdf((w as f64 - 0.5 - mean) / sd);
     }
-    // counts[s]: subsets of the ranks 1..=n summing to s.
-    let mut counts = vec![0.0f64; m + 1];
-    counts[0] = 1.0;
-    for rank in 1..=n {
-        for s in (rank..=rank * (rank + 1) / 2).rev() {
-            counts[s] += counts[s - rank];
-        }
-    }
-    let total = 2f64.powi(n as i32);
-    counts[w..].iter().sum::<f64>() / total
+    tails(n)[w]
 }
 
-/// The smallest `w` with P(W+ ≥ w) ≤ `alpha`: more than `m - w` … the count of Walsh averages
-/// above θ a rejection needs. `None` when even all of them (P = 2^-n) is not rare enough.
+/// P(W+ ≥ w) for every w, for `n` pairs: counted once per `n` and kept (a run asks for the same
+/// few sizes for every comparison, and counting is O(n³)).
+fn tails(n: usize) -> std::rc::Rc<Vec<f64>> {
+    thread_local! {
+        static TAILS: std::cell::RefCell<std::collections::HashMap<usize, std::rc::Rc<Vec<f64>>>> = Default::default();
+    }
+    TAILS.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(n)
+            .or_insert_with(|| {
+                let m = n * (n + 1) / 2;
+                // counts[s]: subsets of the ranks 1..=n summing to s.
+                let mut counts = vec![0.0f64; m + 1];
+                counts[0] = 1.0;
+                for rank in 1..=n {
+                    for s in (rank..=rank * (rank + 1) / 2).rev() {
+                        counts[s] += counts[s - rank];
+                    }
+                }
+                let total = 2f64.powi(n as i32);
+                let mut tail = vec![0.0; m + 2];
+                for w in (0..=m).rev() {
+                    tail[w] = tail[w + 1] + counts[w] / total;
+                }
+                std::rc::Rc::new(tail)
+            })
+            .clone()
+    })
+}
+
+/// The smallest `w` with P(W+ ≥ w) ≤ `alpha`: the count of Walsh averages above θ that rejects
+/// "centre ≤ θ". `None` when even all of them (P = 2^-n) is not rare enough.
 pub fn signed_rank_critical(n: usize, alpha: f64) -> Option<usize> {
     let m = n * (n + 1) / 2;
     if signed_rank_tail(n, m) > alpha {
