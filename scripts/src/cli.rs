@@ -47,7 +47,9 @@ pub struct Options {
     /// Rounds re-run for comparisons the first pass finds slower (0 disables confirmation)
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub confirm_rounds: u32,
-    /// Latency or instruction regression that fails the gate, in percent (above 0, at most 100)
+    /// The line the gate holds, in percent (above 0, at most 100): more instructions than that
+    /// fail; a latency slowdown fails when significant and above half of it, and a comparison
+    /// is gated when it would catch a slowdown of that size with 80% power
     #[arg(long, value_name = "PERCENT", default_value = "1", value_parser = percent)]
     pub threshold: f64,
     /// Accept encodings that differ between baseline and current
