@@ -133,6 +133,38 @@ impl Job {
     }
 }
 
+/// One harness process (`paired`): the job, timed in both trees at once. `job.role` names the
+/// tree whose batch opens each A B B A block; `job.tree` is the current tree.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PairedJob {
+    #[command(flatten)]
+    pub job: Job,
+    /// The baseline tree's kernel library
+    #[arg(long, value_name = "FILE")]
+    pub baseline_library: PathBuf,
+    /// The current tree's kernel library
+    #[arg(long, value_name = "FILE")]
+    pub current_library: PathBuf,
+    /// The baseline's source tree, for its commit and dirty flag
+    #[arg(long, value_name = "DIR")]
+    pub baseline_tree: PathBuf,
+}
+
+impl PairedJob {
+    /// The harness's command line for this job (without the program).
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = self.job.to_args();
+        for (flag, path) in [
+            ("--baseline-library", &self.baseline_library),
+            ("--current-library", &self.current_library),
+            ("--baseline-tree", &self.baseline_tree),
+        ] {
+            args.extend([flag.to_string(), path.display().to_string()]);
+        }
+        args
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +191,33 @@ mod tests {
         };
         let parsed = Cli::try_parse_from(std::iter::once("worker".to_string()).chain(job.to_args())).unwrap();
         assert_eq!(parsed.job, job);
+    }
+
+    #[test]
+    fn a_paired_job_survives_its_own_command_line() {
+        #[derive(Parser)]
+        struct Harness {
+            #[command(flatten)]
+            paired: PairedJob,
+        }
+        let paired = PairedJob {
+            job: Job {
+                implementation: "json-td".into(),
+                lane: "messages".into(),
+                role: Role::Current,
+                nonce: "n".into(),
+                sample: 3,
+                corpus_dir: "/c".into(),
+                tree: "/t/current".into(),
+                operation: None,
+                settings: Settings::default(),
+            },
+            baseline_library: "/w/003-b.so".into(),
+            current_library: "/w/003-c.so".into(),
+            baseline_tree: "/t/baseline".into(),
+        };
+        let parsed = Harness::try_parse_from(std::iter::once("paired".to_string()).chain(paired.to_args())).unwrap();
+        assert_eq!(parsed.paired, paired);
     }
 
     #[test]

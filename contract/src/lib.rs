@@ -14,9 +14,10 @@
 mod catalog;
 mod enums;
 mod job;
+pub mod library;
 mod result;
 
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
-pub use job::{Job, Settings};
-pub use result::{BatchStats, CorpusSummary, Machine, OperationResult, Proof, SCHEMA_VERSION, Tree, WorkerResult};
+pub use job::{Job, PairedJob, Settings};
+pub use result::{BatchStats, CorpusSummary, InProcess, Machine, OperationResult, PairedResult, Proof, SCHEMA_VERSION, Tree, WorkerResult};

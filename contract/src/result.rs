@@ -23,6 +23,26 @@ pub struct WorkerResult {
     pub settings: Settings,
     pub corpus: CorpusSummary,
     pub operations: Vec<OperationResult>,
+    /// Set when this result shares its process with the other tree's result of the same sample
+    /// (both trees' kernel libraries loaded side by side, batches alternating); absent for a
+    /// process of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_process: Option<InProcess>,
+}
+
+/// What the `paired` harness prints: one result per tree, from one process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedResult {
+    pub baseline: WorkerResult,
+    pub current: WorkerResult,
+}
+
+/// The process a pair of results shared: the gate checks that both sides name the same one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InProcess {
+    pub pid: u32,
+    /// The tree whose batch came first in each A B B A block.
+    pub first: Role,
 }
 
 /// What the worker says of the tree it was built from.

@@ -59,6 +59,11 @@ pub struct Options {
     /// threshold (80% power)
     #[arg(long)]
     pub strict: bool,
+    /// Time each tree's latency samples in processes of their own, as before in-process pairs
+    /// (default: both trees' kernels in one process per sample, batches alternating, when both
+    /// trees build the kernel library; TDLib round trips always have processes of their own)
+    #[arg(long)]
+    pub process_pairs: bool,
     /// Where samples, results.json, summary.md and the run's report go
     #[arg(long, value_name = "DIR", default_value = "build")]
     pub output: PathBuf,
@@ -112,6 +117,12 @@ impl Options {
             && self.threshold == 1.0
             && !self.allow_format_change
             && !self.strict
+            && !self.process_pairs
+    }
+
+    /// Whether latency pairs may share a process: timed only, against a baseline.
+    pub fn wants_in_process_pairs(&self) -> bool {
+        self.settings.measure == Measure::Time && !self.no_baseline && !self.process_pairs
     }
 }
 

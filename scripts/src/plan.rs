@@ -18,7 +18,20 @@ pub struct Plan {
     pub baseline: Option<TreeInfo>,
     pub current: TreeInfo,
     pub settings: PlanSettings,
+    /// How baseline and current latency samples are paired.
+    #[serde(default)]
+    pub pairing: Pairing,
     pub slots: Vec<Slot>,
+}
+
+/// Which implementations time both trees in one process (the `paired` harness, each tree's
+/// kernels loaded as a library, batches alternating), and why the others use process pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// Their baseline and current samples of one index come from one process.
+    pub in_process: Vec<String>,
+    /// One line for the summary and the report: what was paired how, and why.
+    pub note: String,
 }
 
 impl Plan {
@@ -31,6 +44,11 @@ impl Plan {
 
     pub fn implementation(&self, name: &str) -> Option<&ImplementationInfo> {
         self.catalog.iter().find(|i| i.name == name)
+    }
+
+    /// Whether `slot`'s implementation times both trees in one process.
+    pub fn in_process(&self, implementation: &str) -> bool {
+        self.pairing.in_process.iter().any(|i| i == implementation)
     }
 
     /// Samples per role in the screen: two per round.

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use tdbench_contract::{ImplementationInfo, Machine, Metric, Operation, RunVerdict, Stage, Verdict, WorkerResult};
 
-use crate::plan::{PlanSettings, TreeInfo};
+use crate::plan::{Pairing, PlanSettings, TreeInfo};
 
 /// Bumped when a field changes meaning.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
@@ -120,6 +120,9 @@ pub struct Provenance {
     #[serde(default)]
     pub corpus_sha256: String,
     pub settings: PlanSettings,
+    /// How latency samples were paired.
+    #[serde(default)]
+    pub pairing: Pairing,
     pub merged_at_unix: u64,
 }
 

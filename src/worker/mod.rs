@@ -10,9 +10,11 @@
 
 pub mod instructions;
 pub mod machine;
+pub mod paired;
 
 use std::cell::RefCell;
 use std::hint::black_box;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -316,27 +318,63 @@ fn instruction_iterations(settings: &Settings, kernel: &Kernel) -> u64 {
     settings.instruction_cycles.max(1) * kernel.len() as u64
 }
 
-/// Runs a job; the error says why nothing was measured. `counting_inner` is the child that
-/// runs under valgrind: it runs the counted loop only and returns [`INNER_DONE`].
-pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
-    let implementation = registry::implementation(&job.implementation)?;
-    let lane = lanes::lane(&job.lane).ok_or_else(|| lanes::parse_lane_list(&job.lane).unwrap_err())?;
-    let corpus = Corpus::load(&job.corpus_dir).map_err(|errors| {
+/// The corpus with one lane's payloads checked: loaded, not empty, and (unless the caller
+/// says another process already did) every payload validated with every implementation.
+pub fn load_lane(lane: &str, corpus_dir: &Path, validate: bool) -> Result<(Corpus, &'static str), String> {
+    let lane = lanes::lane(lane).ok_or_else(|| lanes::parse_lane_list(lane).unwrap_err())?;
+    let corpus = Corpus::load(corpus_dir).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         format!("the corpus does not load; nothing measured:\n{}", lines.join("\n"))
     })?;
     let payloads = corpus.lane(lane.name);
     if payloads.is_empty() {
-        return Err(format!("lane `{}` has no payloads in {}", lane.name, job.corpus_dir.display()));
+        return Err(format!("lane `{}` has no payloads in {}", lane.name, corpus_dir.display()));
     }
-    let failures: Vec<String> = if counting_inner {
-        Vec::new() // the parent process validated these payloads before starting this one
-    } else {
-        payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect()
-    };
+    let failures: Vec<String> =
+        if validate { payloads.iter().flat_map(|p| validate_payload(p)).map(|f| f.to_string()).collect() } else { Vec::new() };
     if !failures.is_empty() {
         return Err(format!("validation failed; nothing measured:\n{}", failures.join("\n")));
     }
+    Ok((corpus, lane.name))
+}
+
+/// What a result says of the corpus it measured.
+pub fn corpus_summary(corpus: &Corpus, lane: &str) -> CorpusSummary {
+    let payloads = corpus.lane(lane);
+    CorpusSummary {
+        sha256: corpus_sha256(corpus),
+        lane_payloads: payloads.len(),
+        lane_json_bytes: payloads.iter().map(|p| p.json.len()).sum(),
+        lane_synthetic_payloads: payloads.iter().filter(|p| p.role.synthetic).count(),
+    }
+}
+
+/// Refuses a lane the implementation has no measurement for.
+pub fn check_measures(implementation: Implementation, lane: &str) -> Result<(), String> {
+    if implementation.measures(lane) {
+        return Ok(());
+    }
+    Err(format!("`{}` has no measurement for lane `{lane}`; its lanes: {}", implementation.name(), registry::TDLIB_LANES.join(", ")))
+}
+
+/// Keeps only `operation`'s kernel, when one is asked for.
+pub fn select_operation(kernels: &mut Vec<Kernel>, operation: Option<Operation>, implementation: &str) -> Result<(), String> {
+    if let Some(operation) = operation {
+        kernels.retain(|k| k.operation() == operation);
+        if kernels.is_empty() {
+            return Err(format!("`{implementation}` has no `{operation}` operation"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs a job; the error says why nothing was measured. `counting_inner` is the child that
+/// runs under valgrind: it runs the counted loop only and returns [`INNER_DONE`].
+pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
+    let implementation = registry::implementation(&job.implementation)?;
+    // The parent process validated the payloads before starting the counting child.
+    let (corpus, lane) = load_lane(&job.lane, &job.corpus_dir, !counting_inner)?;
+    let payloads = corpus.lane(lane);
 
     // TDLib's own threads make instruction counts of a round trip vary from run to run: its
     // round trips are timed, under `both` too, and never counted.
@@ -347,14 +385,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
             job.implementation
         ));
     }
-    if !implementation.measures(lane.name) {
-        return Err(format!(
-            "`{}` has no measurement for lane `{}`; its lanes: {}",
-            job.implementation,
-            lane.name,
-            registry::TDLIB_LANES.join(", ")
-        ));
-    }
+    check_measures(implementation, lane)?;
     // The library stays loaded until the process exits (its threads must never outlive it);
     // the client is closed when dropped, as TDLib requires before the process exits.
     let tdjson: Option<&'static Tdjson> = match implementation.needs_tdlib() {
@@ -367,12 +398,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     let client = tdjson.map(|td| RefCell::new(td.client()));
     let mut kernels = kernels(implementation, &payloads, client.as_ref())?;
     check_round_trips(&kernels, &mut Vec::new())?;
-    if let Some(operation) = job.operation {
-        kernels.retain(|k| k.operation() == operation);
-        if kernels.is_empty() {
-            return Err(format!("`{}` has no `{operation}` operation", job.implementation));
-        }
-    }
+    select_operation(&mut kernels, job.operation, &job.implementation)?;
     let proofs: Vec<(Proof, f64)> = kernels.iter().map(proof).collect();
     let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| Vec::new()).collect();
     let mut cursors = vec![0usize; kernels.len()];
@@ -432,21 +458,24 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     Ok(WorkerResult {
         schema_version: SCHEMA_VERSION,
         implementation: job.implementation.clone(),
-        lane: lane.name.into(),
+        lane: lane.into(),
         role: job.role,
         nonce: job.nonce.clone(),
         sample: job.sample,
         tree: Tree { commit, dirty },
         machine: machine::current(),
         settings: settings.clone(),
-        corpus: CorpusSummary {
-            sha256: corpus_sha256(&corpus),
-            lane_payloads: payloads.len(),
-            lane_json_bytes: payloads.iter().map(|p| p.json.len()).sum(),
-            lane_synthetic_payloads: payloads.iter().filter(|p| p.role.synthetic).count(),
-        },
+        corpus: corpus_summary(&corpus, lane),
         operations,
+        in_process: None,
     })
+}
+
+/// Operations in one timed batch: about `batch_us` at `ns_per_op`, in whole cycles of the
+/// lane's payloads, so every payload weighs the same in every batch.
+pub fn batch_size(settings: &Settings, ns_per_op: f64, cycle: u64) -> u64 {
+    let wanted = (settings.batch_us as f64 * 1000.0 / ns_per_op).max(1.0) as u64;
+    wanted.div_ceil(cycle) * cycle
 }
 
 /// Warm-up sizes the batches (about `batch_us` each, whole cycles of the lane's payloads), then
@@ -467,9 +496,7 @@ fn time_batches(
             ops += kernel.len() as u64;
         }
         let ns_per_op = started.elapsed().as_nanos() as f64 / ops as f64;
-        let cycle = kernel.len() as u64;
-        let wanted = (settings.batch_us as f64 * 1000.0 / ns_per_op).max(1.0) as u64;
-        ops_per_batch.push(wanted.div_ceil(cycle) * cycle);
+        ops_per_batch.push(batch_size(settings, ns_per_op, kernel.len() as u64));
     }
     let mut batches = vec![Vec::new(); kernels.len()];
     let mut iterations = vec![0u64; kernels.len()];

@@ -2,11 +2,11 @@
 //! figure plausible, so each test changes one thing and sees the one violation it should.
 
 use tdbench_contract::{
-    BatchStats, CorpusSummary, ImplementationInfo, ImplementationKind, Machine, Measure, Operation, OperationResult, Proof, Role,
-    SCHEMA_VERSION, Settings, Stage, Tree, WorkerResult,
+    BatchStats, CorpusSummary, ImplementationInfo, ImplementationKind, InProcess, Machine, Measure, Operation, OperationResult, Proof,
+    Role, SCHEMA_VERSION, Settings, Stage, Tree, WorkerResult,
 };
 
-use crate::plan::{Entry, Plan, PlanSettings, TreeInfo, lane_slots};
+use crate::plan::{Entry, Pairing, Plan, PlanSettings, TreeInfo, lane_slots};
 
 pub fn plan(measure: Measure) -> Plan {
     let tree = |reference: &str| TreeInfo { reference: reference.into(), commit: "c0ffee".into(), dirty: false, path: "/t".into() };
@@ -38,6 +38,8 @@ pub fn plan(measure: Measure) -> Plan {
             allow_format_change: false,
             strict: false,
         },
+        // Timed, the codec's pairs share a process, the floor's do not: both kinds are covered.
+        pairing: Pairing { in_process: if measure == Measure::Time { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
         slots: lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen),
     }
 }
@@ -88,6 +90,11 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                 settings: plan.settings.worker.clone(),
                 corpus: CorpusSummary { sha256: "corpus".into(), lane_payloads: 16, lane_json_bytes: 2000, lane_synthetic_payloads: 0 },
                 operations,
+                // Even samples run forward (baseline first), odd ones in reverse.
+                in_process: plan.in_process(&slot.implementation).then(|| InProcess {
+                    pid: 1000 + slot.sample,
+                    first: if slot.sample % 2 == 0 { Role::Baseline } else { Role::Current },
+                }),
             }
         })
         .collect()

@@ -177,6 +177,48 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
     violations
 }
 
+/// Samples the plan pairs in one process come in pairs that name the same process, opened by
+/// the tree the balanced order put first; every other sample had a process of its own. A lone
+/// or mismatched in-process sample cannot be paired honestly, so it is a violation, not a
+/// silent fall back.
+pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    for s in samples {
+        let name = sample_name(s);
+        let expected = plan.in_process(&s.implementation);
+        let Some(process) = s.in_process else {
+            if expected {
+                violations.push(Violation::general("pairing differs", format!("{name}: the plan pairs it in one process; it ran alone")));
+            }
+            continue;
+        };
+        if !expected {
+            violations.push(Violation::general("pairing differs", format!("{name}: claims a shared process the plan did not start")));
+            continue;
+        }
+        let other = samples.iter().find(|o| {
+            o.role != s.role
+                && (o.lane.as_str(), o.implementation.as_str(), o.sample) == (s.lane.as_str(), s.implementation.as_str(), s.sample)
+        });
+        let opener = plan
+            .slots
+            .iter()
+            .find(|slot| {
+                (slot.lane.as_str(), slot.implementation.as_str(), slot.sample) == (s.lane.as_str(), s.implementation.as_str(), s.sample)
+            })
+            .map(|slot| slot.role);
+        match other {
+            Some(o) if o.in_process == Some(process) && opener == Some(process.first) => {}
+            Some(o) => violations.push(Violation::general(
+                "pairing differs",
+                format!("{name}: its process {process:?} is not its pair's {:?} (opened by {opener:?} in the plan)", o.in_process),
+            )),
+            None => violations.push(Violation::general("pairing differs", format!("{name}: its in-process pair is missing"))),
+        }
+    }
+    violations
+}
+
 /// The comparisons the plan implies: for every implementation measured in both trees on a lane,
 /// each of its operations compared on allocations and bytes, on latency when timed, and on
 /// instructions when counted (TDLib round trips are timed only). One that is not there is a

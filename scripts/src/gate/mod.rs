@@ -102,6 +102,7 @@ pub fn merge(output: &Path) -> Result<Results, String> {
 pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violation>) -> Results {
     violations.extend(integrity::check_provenance(plan, &samples));
     violations.extend(integrity::check_contents(plan, &samples));
+    violations.extend(integrity::check_pairing(plan, &samples));
     let grouped = group(&samples);
     violations.extend(determinism::check(&grouped));
     violations.extend(format::check(plan, &grouped));
@@ -129,6 +130,7 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
             machine: samples.first().map(|s| s.machine.clone()),
             corpus_sha256: samples.first().map(|s| s.corpus.sha256.clone()).unwrap_or_default(),
             settings: plan.settings.clone(),
+            pairing: plan.pairing.clone(),
             merged_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         },
         violations,
@@ -143,7 +145,7 @@ pub(crate) mod fixture;
 
 #[cfg(test)]
 mod tests {
-    use tdbench_contract::{BatchStats, Measure, Metric, Operation, Verdict};
+    use tdbench_contract::{BatchStats, InProcess, Measure, Metric, Operation, Verdict};
 
     use super::fixture;
     use super::*;
@@ -257,6 +259,30 @@ mod tests {
         let results = judged(Measure::Time, |samples| current_tl(samples).next().unwrap().tree.dirty = true);
         assert_eq!(kinds(&results), ["metadata differs"]);
         assert!(results.violations[0].message.contains("dirty"));
+    }
+
+    #[test]
+    fn a_broken_in_process_pair_fails() {
+        // One side of a pair from another process; a pair opened by the wrong tree; a lone
+        // sample the plan pairs; a floor claiming a shared process.
+        let tampers: [fn(&mut Vec<WorkerResult>); 4] = [
+            |samples| current_tl(samples).next().unwrap().in_process.as_mut().unwrap().pid += 1,
+            |samples| {
+                samples
+                    .iter_mut()
+                    .filter(|s| s.implementation == "tl" && s.sample == 0)
+                    .for_each(|s| s.in_process.as_mut().unwrap().first = Role::Current)
+            },
+            |samples| current_tl(samples).next().unwrap().in_process = None,
+            |samples| {
+                samples.iter_mut().find(|s| s.implementation == "clone").unwrap().in_process =
+                    Some(InProcess { pid: 1, first: Role::Baseline })
+            },
+        ];
+        for tamper in tampers {
+            let results = judged(Measure::Time, tamper);
+            assert!(kinds(&results).contains(&"pairing differs"), "{:?}", results.violations);
+        }
     }
 
     #[test]

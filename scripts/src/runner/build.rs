@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tdbench_contract::{Catalog, Role};
+use tdbench_contract::{Catalog, Role, library};
 
 use super::{Failure, environment};
 use crate::plan::TreeInfo;
@@ -14,6 +14,8 @@ pub struct Built {
     /// The target folder the tree builds into.
     pub target: PathBuf,
     pub catalog: Catalog,
+    /// The tree's kernel library for in-process pairs (`kernels/`), or why it has none.
+    pub kernels: Result<(), String>,
 }
 
 pub struct Trees {
@@ -38,13 +40,27 @@ impl Trees {
         self.get(role).target.join(format!("layouts/worker-{seed}"))
     }
 
-    /// Links every layout the given samples need, in both trees.
-    pub fn link_layouts(&self, samples: std::ops::Range<u32>) -> Result<(), Failure> {
+    /// `role`'s kernel library linked with code layout `seed`.
+    pub fn library(&self, role: Role, seed: u32) -> PathBuf {
+        self.get(role).target.join(format!("layouts/{}-{seed}", library::FILE_NAME))
+    }
+
+    /// The harness that loads both trees' libraries (the current tree's build).
+    pub fn harness(&self) -> PathBuf {
+        self.current.target.join("release/paired")
+    }
+
+    /// Links every layout the given samples need, in both trees: of the worker, and of the
+    /// kernel library when latency pairs share a process.
+    pub fn link_layouts(&self, samples: std::ops::Range<u32>, kernels: bool) -> Result<(), Failure> {
         eprintln!("linking {} code layout(s) per tree…", samples.len());
         for role in self.roles() {
             let built = self.get(role);
             for sample in samples.clone() {
-                link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample))?;
+                link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample), Linked::Worker)?;
+                if kernels {
+                    link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample), Linked::Kernels)?;
+                }
             }
         }
         Ok(())
@@ -63,10 +79,18 @@ pub fn layout_seed(sample: u32) -> u32 {
 /// generated files) differ in length, the linker shifts every function, and two builds of the
 /// same commit measure differently — a false alarm in every A/A run (seen: a 13% gap on
 /// `clone`, from a 64-byte shift).
-pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool) -> Result<Built, Failure> {
+///
+/// With `kernels`, also the tree's kernel library, and in the current tree the harness that
+/// loads two of them; a baseline older than the library is told apart from one whose library
+/// does not build.
+pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: bool) -> Result<Built, Failure> {
     let tree = PathBuf::from(&info.path);
     eprintln!("building the {role} tree's worker (release; a first build takes a few minutes)…");
-    let status = cargo(&tree, &target, &["build", "--release", "--bin", "worker"], ci)?;
+    let mut bins = vec!["build", "--release", "--bin", "worker"];
+    if kernels && role == Role::Current {
+        bins.extend(["--bin", "paired"]);
+    }
+    let status = cargo(&tree, &target, &bins, ci)?;
     if !status.success() {
         let why = if !tree.join("src/bin/worker.rs").exists() {
             format!("the {role} tree ({}) has no worker: it is older than the runner; pick a later --baseline", tree.display())
@@ -76,7 +100,24 @@ pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool) -> Result<Bu
         return Err(environment(why));
     }
     let catalog = listed(&target.join("release/worker"), &tree)?;
-    Ok(Built { info, target, catalog })
+    let kernels = if !kernels {
+        Err("not asked for".into())
+    } else if !tree.join("kernels/Cargo.toml").exists() {
+        Err(format!(
+            "the {role} tree ({}) predates in-process pairing: it has no kernel library",
+            &info.commit[..10.min(info.commit.len())]
+        ))
+    } else {
+        eprintln!("building the {role} tree's kernel library…");
+        match cargo(&tree, &target, &["build", "--release", "-p", "tdbench-kernels"], ci)?.success() {
+            true => Ok(()),
+            false if role == Role::Current => {
+                return Err(environment(format!("the {role} tree's kernel library (kernels/) does not compile: cargo's errors are above")));
+            }
+            false => Err(format!("the {role} tree's kernel library does not build (cargo's errors are above)")),
+        }
+    };
+    Ok(Built { info, target, catalog, kernels })
 }
 
 /// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
@@ -106,8 +147,16 @@ fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::
     command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))
 }
 
-/// Links the tree's worker with its functions in an order shuffled by `seed` (LLD's
-/// `--shuffle-sections`), into `layouts/worker-SEED`.
+/// What [`link_layout`] links.
+#[derive(Clone, Copy, PartialEq)]
+enum Linked {
+    Worker,
+    Kernels,
+}
+
+/// Links the tree's worker (or kernel library) with its functions in an order shuffled by
+/// `seed` (LLD's `--shuffle-sections`), into `layouts/worker-SEED` (or the library's name with
+/// `-SEED`).
 ///
 /// Why: any change moves the code after it, and where a hot loop lands (alignment, cache sets,
 /// branch-predictor aliasing) can move unchanged code by several percent — seen here: adding
@@ -115,15 +164,19 @@ fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::
 /// one layout per sample, the same for both trees, an A/A pair is still two identical binaries,
 /// while a real change meets a different layout draw in every pair: layout luck becomes noise
 /// the intervals account for instead of a bias that fails unrelated code.
-fn link_layout(tree: &Path, target: &Path, role: Role, seed: u32) -> Result<(), Failure> {
+fn link_layout(tree: &Path, target: &Path, role: Role, seed: u32, linked: Linked) -> Result<(), Failure> {
     let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
-    let status = cargo(tree, target, &["rustc", "--release", "--bin", "worker", "--", "-C", &shuffle], true)?;
-    if !status.success() {
-        return Err(environment(format!("linking the {role} worker with layout {seed} failed")));
+    let (what, built, kept): (&[&str], &str, String) = match linked {
+        Linked::Worker => (&["--bin", "worker"], "worker", format!("worker-{seed}")),
+        Linked::Kernels => (&["-p", "tdbench-kernels", "--lib"], library::FILE_NAME, format!("{}-{seed}", library::FILE_NAME)),
+    };
+    let args: Vec<&str> = ["rustc", "--release"].iter().chain(what).chain(&["--", "-C", &shuffle]).copied().collect();
+    if !cargo(tree, target, &args, true)?.success() {
+        return Err(environment(format!("linking the {role} {built} with layout {seed} failed")));
     }
     let layouts = target.join("layouts");
     std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
-    std::fs::copy(target.join("release/worker"), layouts.join(format!("worker-{seed}")))
+    std::fs::copy(target.join("release").join(built), layouts.join(kept))
         .map_err(|e| environment(format!("cannot keep layout {seed}: {e}")))?;
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! Starting one worker for one slot, waiting for it with a time limit, and keeping its result.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use tdbench_contract::{Job, Role};
+use tdbench_contract::{Job, PairedJob, PairedResult, Role};
 
 use super::build::{Trees, layout_seed};
 use super::progress::Progress;
@@ -45,73 +45,178 @@ fn launch_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failur
     Ok(path)
 }
 
-pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
-    let worker = launch_path(launch, slot.role, layout_seed(slot.sample))?;
-    let tree = PathBuf::from(&launch.trees.get(slot.role).info.path);
-    let file = slot.file(&launch.output);
-    std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
-    let job = Job {
+/// Runs `slots` in order; two adjacent slots that are the baseline and current sample of one
+/// in-process implementation run as one `paired` process, opened by the tree that comes first.
+pub fn run_slots(slots: &[Slot], launch: &Launch, ci: bool) -> Result<(), Failure> {
+    let mut progress = Progress::new(slots.len(), ci);
+    let mut at = 0;
+    while at < slots.len() {
+        let slot = &slots[at];
+        let partner = slots.get(at + 1).filter(|next| {
+            launch.plan.in_process(&slot.implementation)
+                && (next.lane.as_str(), next.implementation.as_str(), next.sample)
+                    == (slot.lane.as_str(), slot.implementation.as_str(), slot.sample)
+                && next.role != slot.role
+        });
+        match partner {
+            Some(partner) => {
+                run_pair(slot, partner, launch, &mut progress)?;
+                at += 2;
+            }
+            None => {
+                run_slot(slot, launch, &mut progress)?;
+                at += 1;
+            }
+        }
+    }
+    progress.finish();
+    Ok(())
+}
+
+fn job(slot: &Slot, launch: &Launch, tree: PathBuf) -> Job {
+    Job {
         implementation: slot.implementation.clone(),
         lane: slot.lane.clone(),
         role: slot.role,
         nonce: launch.plan.nonce.clone(),
         sample: slot.sample,
         corpus_dir: launch.corpus.clone(),
-        tree: ".".into(),
+        tree,
         operation: None,
         settings: launch.plan.settings.worker.clone(),
+    }
+}
+
+/// A kernel library as the harness loads it: a copy at `workers/SEED-b.so` or `SEED-c.so`.
+/// A copy, not a link: the dynamic loader treats one file reached by two names as one library.
+fn library_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failure> {
+    let dir = launch.output.join("workers");
+    std::fs::create_dir_all(&dir).map_err(|e| environment(e.to_string()))?;
+    let path = dir.join(format!("{seed:03}-{}.so", &role.as_str()[..1]));
+    if !path.exists() {
+        let source = launch.trees.library(role, seed);
+        std::fs::copy(&source, &path).map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
+    }
+    Ok(path)
+}
+
+/// One `paired` process for the two slots of a sample; `first` opens every A B B A block.
+fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
+    let seed = layout_seed(first.sample);
+    let current_tree = PathBuf::from(&launch.trees.current.info.path);
+    let paired = PairedJob {
+        job: job(first, launch, current_tree.clone()),
+        baseline_library: library_path(launch, Role::Baseline, seed)?,
+        current_library: library_path(launch, Role::Current, seed)?,
+        baseline_tree: PathBuf::from(&launch.trees.get(Role::Baseline).info.path),
     };
-    let args = job.to_args();
+    let name = format!("{}/{} (both trees, sample {})", first.implementation, first.lane, first.sample);
+    let s = &launch.plan.settings.worker;
+    // Each tree gets the duration a process of its own would.
+    let timeout = Duration::from_secs(60) + Duration::from_millis(40 * (s.duration_ms + s.warmup_ms));
+    let started = Instant::now();
+    let (harness, args) = (launch.trees.harness(), paired.to_args());
+    let printed = execute(&harness, &args, &current_tree, None, &name, timeout, launch, progress)?;
+    let stored =
+        serde_json::from_str::<PairedResult>(&printed).map_err(|e| format!("printed no readable pair of results: {e}")).and_then(|pair| {
+            for result in [&pair.baseline, &pair.current] {
+                let slot = if result.role == first.role { first } else { second };
+                let file = slot.file(&launch.output);
+                std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| e.to_string())?;
+                crate::files::write_atomically(&file, &serde_json::to_string_pretty(result).expect("results serialize"))?;
+            }
+            Ok(())
+        });
+    if let Err(what) = stored {
+        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, None), launch, progress));
+    }
+    progress.step(&first.lane, started.elapsed() / 2);
+    progress.step(&first.lane, started.elapsed() / 2);
+    Ok(())
+}
+
+pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
+    let worker = launch_path(launch, slot.role, layout_seed(slot.sample))?;
+    let tree = PathBuf::from(&launch.trees.get(slot.role).info.path);
+    let file = slot.file(&launch.output);
+    std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
+    let args = job(slot, launch, ".".into()).to_args();
     let needs_tdlib = launch.plan.implementation(&slot.implementation).is_some_and(|i| i.timed_only());
-    let tdjson = launch.tdjson.as_ref().filter(|_| needs_tdlib);
-    let reproduce = format!(
-        "cd {} && {}{}",
-        tree.display(),
-        tdjson.map(|t| format!("TDJSON={t} ")).unwrap_or_default(),
-        std::iter::once(worker.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ")
-    );
+    let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
     let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
     let s = &launch.plan.settings.worker;
     // Under callgrind a worker runs some 100 times slower.
     let counting = if s.measure.counts() { Duration::from_secs(900) } else { Duration::ZERO };
     let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms)) + counting;
     let started = Instant::now();
-    let mut command = Command::new(&worker);
+    let printed = execute(&worker, &args, &tree, tdjson, &name, timeout, launch, progress)?;
+    // Written beside and renamed: an interrupted run never leaves half a sample.
+    if let Err(what) = crate::files::write_atomically(&file, &printed) {
+        return Err(failed(&name, &what, "", &command_line(&worker, &args, &tree, tdjson), launch, progress));
+    }
+    progress.step(&slot.lane, started.elapsed());
+    Ok(())
+}
+
+/// Starts `program` in `tree`, waits up to `timeout`, and returns what it printed; a failure
+/// says what happened, shows its stderr and how to reproduce it.
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    program: &Path,
+    args: &[String],
+    tree: &Path,
+    tdjson: Option<&str>,
+    name: &str,
+    timeout: Duration,
+    launch: &Launch,
+    progress: &mut Progress,
+) -> Result<String, Failure> {
+    let reproduce = command_line(program, args, tree, tdjson);
+    let mut command = Command::new(program);
     if let Some(tdjson) = tdjson {
         command.env("TDJSON", tdjson);
     }
     let mut child = command
-        .args(&args)
-        .current_dir(&tree)
+        .args(args)
+        .current_dir(tree)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| environment(format!("cannot start {}: {e}", worker.display())))?;
+        .map_err(|e| environment(format!("cannot start {}: {e}", program.display())))?;
     let stdout = read_all(Box::new(child.stdout.take().expect("piped")));
     let stderr = read_all(Box::new(child.stderr.take().expect("piped")));
     let status = wait_or_kill(&mut child, timeout).map_err(|e| environment(format!("waiting for {name}: {e}")))?;
     let stderr = stderr.join().unwrap_or_default();
-    let result = stdout.join().unwrap_or_default();
-    let failed = match status {
-        None => Some(format!("did not finish within {}s and was stopped", timeout.as_secs())),
-        Some(status) if !status.success() => Some(format!("failed ({status})")),
-        Some(_) if result.trim().is_empty() => Some("exited without printing its result".into()),
-        // Written beside and renamed: an interrupted run never leaves half a sample.
-        Some(_) => crate::files::write_atomically(&file, &result).err(),
+    let printed = stdout.join().unwrap_or_default();
+    let what = match status {
+        None => format!("did not finish within {}s and was stopped", timeout.as_secs()),
+        Some(status) if !status.success() => format!("failed ({status})"),
+        Some(_) if printed.trim().is_empty() => "exited without printing its result".into(),
+        Some(_) => return Ok(printed),
     };
-    if let Some(what) = failed {
-        progress.finish();
-        return Err(Failure {
-            code: 1,
-            message: format!(
-                "worker {name} {what}\n--- its stderr ---\n{}\n--- reproduce with ---\n{reproduce}\n(the samples so far and the INCOMPLETE marker are left in {})",
-                excerpt(&stderr),
-                launch.output.display()
-            ),
-        });
+    Err(failed(name, &what, &stderr, &reproduce, launch, progress))
+}
+
+/// The shell line that starts `program` as the runner did.
+fn command_line(program: &Path, args: &[String], tree: &Path, tdjson: Option<&str>) -> String {
+    format!(
+        "cd {} && {}{}",
+        tree.display(),
+        tdjson.map(|t| format!("TDJSON={t} ")).unwrap_or_default(),
+        std::iter::once(program.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ")
+    )
+}
+
+fn failed(name: &str, what: &str, stderr: &str, reproduce: &str, launch: &Launch, progress: &mut Progress) -> Failure {
+    progress.finish();
+    Failure {
+        code: 1,
+        message: format!(
+            "worker {name} {what}\n--- its stderr ---\n{}\n--- reproduce with ---\n{reproduce}\n(the samples so far and the INCOMPLETE marker are left in {})",
+            excerpt(stderr),
+            launch.output.display()
+        ),
     }
-    progress.step(&slot.lane, started.elapsed());
-    Ok(())
 }
 
 /// Waits for `child`; past `timeout` kills and reaps it and returns `None`.

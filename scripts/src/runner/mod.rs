@@ -21,10 +21,9 @@ use tdbench_contract::{Catalog, ImplementationInfo, Measure, Role, Stage};
 use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
-use crate::plan::{self, Plan, PlanSettings};
+use crate::plan::{self, Pairing, Plan, PlanSettings};
 use build::Trees;
 use launch::Launch;
-use progress::Progress;
 
 pub use launch::excerpt;
 
@@ -92,7 +91,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         &current_info.commit[..10],
         if current_info.dirty { " (uncommitted changes)" } else { "" }
     );
-    let current = build::build(current_info, root.join("target/tdbench-worker"), Role::Current, options.ci)?;
+    let current =
+        build::build(current_info, root.join("target/tdbench-worker"), Role::Current, options.ci, options.wants_in_process_pairs())?;
     let (lanes, implementations) = selection(&current.catalog, options)?;
     let baseline = if options.no_baseline {
         None
@@ -101,10 +101,14 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         let info = crate::git::prepare_baseline(&sh, &root, &options.baseline_worktree, &options.baseline, &commit).map_err(environment)?;
         eprintln!("baseline tree: {} {} ({})", info.path, &info.commit[..10], info.reference);
         let target = PathBuf::from(&info.path).join("target");
-        Some(build::build(info, target, Role::Baseline, options.ci)?)
+        Some(build::build(info, target, Role::Baseline, options.ci, options.wants_in_process_pairs())?)
     };
     let trees = Trees { current, baseline };
     let entries = entries(&trees, &lanes, &implementations);
+    let pairing = pairing(&trees, options, &implementations);
+    if !pairing.note.is_empty() {
+        eprintln!("{}", pairing.note);
+    }
 
     clear_previous_run(&output)?;
     std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
@@ -129,18 +133,16 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             allow_format_change: options.allow_format_change,
             strict: options.strict,
         },
+        pairing: pairing.clone(),
         slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], rounds, 0, Stage::Screen)).collect(),
     };
     write_plan(&output, &plan)?;
     let tdjson = trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
-    trees.link_layouts(0..2 * rounds)?;
+    let kernels = !plan.pairing.in_process.is_empty();
+    trees.link_layouts(0..2 * rounds, kernels)?;
     {
         let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson: tdjson.clone() };
-        let mut progress = Progress::new(plan.slots.len(), options.ci);
-        for slot in &plan.slots {
-            launch::run_slot(slot, &launch, &mut progress)?;
-        }
-        progress.finish();
+        launch::run_slots(&plan.slots, &launch, options.ci)?;
     }
 
     // Instruction counts do not vary between processes: nothing to confirm.
@@ -164,13 +166,9 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             plan.slots.extend(added.iter().cloned());
             write_plan(&output, &plan)?;
             // Fresh layouts: the confirmation must not inherit the screen's layout draws.
-            trees.link_layouts(first..first + 2 * options.confirm_rounds)?;
+            trees.link_layouts(first..first + 2 * options.confirm_rounds, kernels)?;
             let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson };
-            let mut progress = Progress::new(added.len(), options.ci);
-            for slot in &added {
-                launch::run_slot(slot, &launch, &mut progress)?;
-            }
-            progress.finish();
+            launch::run_slots(&added, &launch, options.ci)?;
         }
     }
 
@@ -230,6 +228,44 @@ fn selection(catalog: &Catalog, options: &Options) -> Result<(Vec<String>, Vec<S
         }
     }
     Ok((lanes, implementations))
+}
+
+/// Which implementations time both trees in one process: every one but TDLib's round trips,
+/// when the run is timed against a baseline and both trees build a kernel library this
+/// harness can load. Otherwise the note says why the run falls back to process pairs.
+fn pairing(trees: &Trees, options: &Options, implementations: &[String]) -> Pairing {
+    let Some(baseline) = trees.baseline.as_ref() else { return Pairing::default() };
+    if options.settings.measure != Measure::Time {
+        return Pairing::default();
+    }
+    let processes = |why: String| Pairing { in_process: Vec::new(), note: format!("latency pairs: processes of their own ({why})") };
+    if options.process_pairs {
+        return processes("--process-pairs".into());
+    }
+    for built in [&trees.current, baseline] {
+        if let Err(why) = &built.kernels {
+            return processes(why.clone());
+        }
+    }
+    let library = baseline.target.join("release").join(tdbench_contract::library::FILE_NAME);
+    match Command::new(trees.harness()).arg("--check-library").arg(&library).output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => return processes(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+        Err(e) => return processes(format!("cannot start the harness: {e}")),
+    }
+    let in_process: Vec<String> = implementations
+        .iter()
+        .filter(|name| trees.current.catalog.implementation(name).is_some_and(|i| !i.timed_only()))
+        .filter(|name| baseline.catalog.implementation(name).is_some())
+        .cloned()
+        .collect();
+    let alone = implementations.len() - in_process.len();
+    let note = format!(
+        "latency pairs: both trees' kernels in one process per sample, batches alternating, for {} implementation(s){}",
+        in_process.len(),
+        if alone > 0 { format!("; {alone} (TDLib round trips, or new in this tree) in processes of their own") } else { String::new() }
+    );
+    Pairing { in_process, note }
 }
 
 /// Per lane, the implementations that measure it and the trees each runs in: both, or the

@@ -1,0 +1,118 @@
+//! One tree's kernels — the worker's own [`tdbench::worker::Kernel`]s, validated the same way —
+//! behind the C ABI of [`tdbench_contract::library`], so the `paired` harness can load the
+//! baseline's and the current tree's builds into one process and alternate batches between
+//! them: drift, frequency changes and neighbours then hit both sides alike.
+//!
+//! Each library carries its own copy of std and its own counting allocator, so an allocation
+//! count taken here counts this tree's code only, exactly as a process of its own would.
+//! TDLib round trips are not offered: a second libtdjson client in the process would colour
+//! both sides; they keep processes of their own.
+
+use std::ffi::{CStr, CString, c_char};
+use std::path::Path;
+
+use tdbench::alloc::CountingAllocator;
+use tdbench::corpus::Corpus;
+use tdbench::registry;
+use tdbench::worker::{self, Kernel, measured_loop};
+use tdbench_contract::library::{self, KernelInfo, Opening};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// An open lane: its kernels and where each one's cycle stands.
+pub struct Session {
+    kernels: Vec<Kernel<'static>>,
+    cursors: Vec<usize>,
+    buffers: Vec<Vec<u8>>,
+    description: library::Session,
+}
+
+fn open(opening: &str) -> Result<Session, String> {
+    let opening: Opening = serde_json::from_str(opening).map_err(|e| format!("unreadable opening: {e}"))?;
+    let implementation = registry::implementation(&opening.implementation)?;
+    if implementation.needs_tdlib() {
+        return Err(format!("`{}` is a TDLib round trip: it runs in a process of its own", opening.implementation));
+    }
+    worker::check_measures(implementation, &opening.lane)?;
+    let (corpus, lane) = worker::load_lane(&opening.lane, Path::new(&opening.corpus_dir), true)?;
+    // The session lives until the process ends; its kernels borrow the corpus.
+    let corpus: &'static Corpus = Box::leak(Box::new(corpus));
+    let mut kernels = worker::kernels(implementation, &corpus.lane(lane), None)?;
+    worker::select_operation(&mut kernels, opening.operation, &opening.implementation)?;
+    let description = library::Session {
+        corpus: worker::corpus_summary(corpus, lane),
+        kernels: kernels
+            .iter()
+            .map(|k| {
+                let (proof, encoded_bytes) = worker::proof(k);
+                KernelInfo { operation: k.operation(), cycle: k.len() as u64, proof, encoded_bytes }
+            })
+            .collect(),
+    };
+    Ok(Session { cursors: vec![0; kernels.len()], buffers: vec![Vec::new(); kernels.len()], kernels, description })
+}
+
+fn into_c(text: String) -> *mut c_char {
+    CString::new(text.replace('\0', " ")).expect("no NUL left").into_raw()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn tdbench_kernels_version() -> u32 {
+    library::VERSION
+}
+
+/// # Safety
+/// `opening` is a NUL-terminated string; `error` points to writable storage for a pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_open(opening: *const c_char, error: *mut *mut c_char) -> *mut Session {
+    let opened = match unsafe { CStr::from_ptr(opening) }.to_str() {
+        Ok(text) => open(text),
+        Err(_) => Err("the opening is not UTF-8".into()),
+    };
+    match opened {
+        Ok(session) => Box::into_raw(Box::new(session)),
+        Err(message) => {
+            unsafe { *error = into_c(message) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// # Safety
+/// `session` came from `tdbench_kernels_open` of this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_describe(session: *const Session) -> *mut c_char {
+    let session = unsafe { &*session };
+    into_c(serde_json::to_string(&session.description).expect("the description serializes"))
+}
+
+/// # Safety
+/// `session` came from `tdbench_kernels_open` of this library; `kernel` is one of its kernels.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_run(session: *mut Session, kernel: u32, n: u64) {
+    let session = unsafe { &mut *session };
+    let k = kernel as usize;
+    measured_loop(&session.kernels[k], n, &mut session.cursors[k], &mut session.buffers[k]);
+}
+
+/// # Safety
+/// As [`tdbench_kernels_run`]; `counts` points to two writable `u64`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_count_allocations(session: *mut Session, kernel: u32, n: u64, counts: *mut [u64; 2]) {
+    let session = unsafe { &mut *session };
+    let k = kernel as usize;
+    // From the first payload, as the worker's allocation pass: the same count in every process.
+    let mut cursor = 0;
+    let ((), measured) = tdbench::alloc::measure(|| measured_loop(&session.kernels[k], n, &mut cursor, &mut session.buffers[k]));
+    unsafe { *counts = [measured.allocations, measured.bytes] };
+}
+
+/// # Safety
+/// `text` came from this library and is freed once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_free(text: *mut c_char) {
+    if !text.is_null() {
+        drop(unsafe { CString::from_raw(text) });
+    }
+}

@@ -1,0 +1,236 @@
+//! The paired harness: one process loads the baseline's and the current tree's kernel
+//! libraries ([`tdbench_contract::library`]), checks that both validated the same lane into the
+//! same kernels, warms both, then alternates equal batches between them in A B B A blocks for
+//! the timed phase, so that drift, frequency changes and neighbours hit both trees alike.
+//!
+//! Why: on this machine kind the speed of a process drifts by tens of percent over seconds, and
+//! two processes a second apart differ by several percent; batches a few milliseconds apart in
+//! one process differ by far less (`../shared/NOISE.md`: +1.45% seen in 8 of 8 such processes,
+//! in 0–1 of 3 process pairs). Each library is its own layout draw, so layout luck stays noise
+//! across processes, as it is for process pairs. Allocation counts come from each library's
+//! own counting allocator: exact, as in a process of its own.
+
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use libloading::Library;
+use tdbench_contract::library::{self, Opening, Session};
+use tdbench_contract::{
+    BatchStats, InProcess, Measure, OperationResult, PairedJob, PairedResult, Role, SCHEMA_VERSION, Tree, WorkerResult,
+};
+
+use super::{batch_size, machine};
+
+type Open = unsafe extern "C" fn(*const c_char, *mut *mut c_char) -> *mut c_void;
+type Describe = unsafe extern "C" fn(*const c_void) -> *mut c_char;
+type Run = unsafe extern "C" fn(*mut c_void, u32, u64);
+type CountAllocations = unsafe extern "C" fn(*mut c_void, u32, u64, *mut [u64; 2]);
+type Free = unsafe extern "C" fn(*mut c_char);
+
+/// A function of the library, copied out of its symbol: valid while the library stays loaded.
+///
+/// # Safety
+/// `T` must be the symbol's real type.
+unsafe fn symbol<T: Copy>(library: &Library, name: &[u8]) -> Result<T, libloading::Error> {
+    unsafe { library.get::<T>(name).map(|s| *s) }
+}
+
+/// One tree's library with its session open.
+struct Side {
+    role: Role,
+    run: Run,
+    count_allocations: CountAllocations,
+    session: *mut c_void,
+    description: Session,
+    /// Kept last: the library stays loaded while its functions can be called.
+    _library: Library,
+}
+
+impl Side {
+    /// Loads `path`, checks its ABI version and opens the job's lane in it.
+    fn open(role: Role, path: &Path, opening: &Opening) -> Result<Side, String> {
+        let name = format!("the {role} tree's kernel library {}", path.display());
+        // SAFETY: the library is one of tdbench's own builds; loading runs no code of ours but
+        // Rust's std initialisation, and every symbol is checked against its ABI version first.
+        unsafe {
+            let library = Library::new(path).map_err(|e| format!("cannot load {name}: {e}"))?;
+            let version: extern "C" fn() -> u32 =
+                symbol(&library, library::SYMBOL_VERSION).map_err(|e| format!("{name} has no ABI version: {e}"))?;
+            if version() != library::VERSION {
+                return Err(format!("{name} speaks ABI {}, this harness {}", version(), library::VERSION));
+            }
+            let missing = |e: libloading::Error| format!("{name}: {e}");
+            let open: Open = symbol(&library, library::SYMBOL_OPEN).map_err(missing)?;
+            let describe: Describe = symbol(&library, library::SYMBOL_DESCRIBE).map_err(missing)?;
+            let run: Run = symbol(&library, library::SYMBOL_RUN).map_err(missing)?;
+            let count_allocations: CountAllocations = symbol(&library, library::SYMBOL_COUNT_ALLOCATIONS).map_err(missing)?;
+            let free: Free = symbol(&library, library::SYMBOL_FREE).map_err(missing)?;
+            let take = |text: *mut c_char| {
+                let owned = CStr::from_ptr(text).to_string_lossy().into_owned();
+                free(text);
+                owned
+            };
+            let request = CString::new(serde_json::to_string(opening).expect("an opening serializes")).expect("JSON has no NUL");
+            let mut error = std::ptr::null_mut();
+            let session = open(request.as_ptr(), &mut error);
+            if session.is_null() {
+                return Err(format!("{name}: {}", take(error)));
+            }
+            let description = serde_json::from_str(&take(describe(session))).map_err(|e| format!("{name}: unreadable session: {e}"))?;
+            Ok(Side { role, run, count_allocations, session, description, _library: library })
+        }
+    }
+
+    fn run(&self, kernel: usize, n: u64) {
+        // SAFETY: the session is this library's, the kernel index one it described.
+        unsafe { (self.run)(self.session, kernel as u32, n) }
+    }
+
+    fn timed(&self, kernel: usize, n: u64) -> f64 {
+        let started = Instant::now();
+        self.run(kernel, n);
+        started.elapsed().as_nanos() as f64 / n as f64
+    }
+
+    fn allocations(&self, kernel: usize, n: u64) -> [u64; 2] {
+        let mut counts = [0u64; 2];
+        // SAFETY: as in `run`; `counts` is two writable u64s.
+        unsafe { (self.count_allocations)(self.session, kernel as u32, n, &mut counts) };
+        counts
+    }
+}
+
+/// Runs a paired job; the error says why nothing was measured.
+pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
+    let job = &paired.job;
+    if job.settings.measure != Measure::Time {
+        return Err("the paired harness times; instruction counts come from `worker` processes".into());
+    }
+    let opening = Opening {
+        implementation: job.implementation.clone(),
+        lane: job.lane.clone(),
+        corpus_dir: std::path::absolute(&job.corpus_dir).unwrap_or(job.corpus_dir.clone()).display().to_string(),
+        operation: job.operation,
+    };
+    let baseline = Side::open(Role::Baseline, &paired.baseline_library, &opening)?;
+    let current = Side::open(Role::Current, &paired.current_library, &opening)?;
+    let operations = |side: &Side| side.description.kernels.iter().map(|k| (k.operation, k.cycle)).collect::<Vec<_>>();
+    if operations(&baseline) != operations(&current) || baseline.description.corpus != current.description.corpus {
+        return Err(format!(
+            "the two trees open `{}` on `{}` differently: baseline {:?}, current {:?}",
+            job.implementation,
+            job.lane,
+            operations(&baseline),
+            operations(&current)
+        ));
+    }
+    // Outputs that differ are a format change: measured, and judged by the gate's format check.
+    let (first, second) = if job.role == Role::Baseline { (&baseline, &current) } else { (&current, &baseline) };
+    let timed = time_blocks(first, second, &job.settings);
+
+    let result = |side: &Side, tree: &Path| {
+        let (commit, dirty) = machine::tree_state(tree);
+        let n = job.settings.allocation_iterations.max(1);
+        let operations = side
+            .description
+            .kernels
+            .iter()
+            .enumerate()
+            .map(|(k, kernel)| {
+                let batches = if side.role == first.role { &timed.first[k] } else { &timed.second[k] };
+                let [allocations, bytes] = side.allocations(k, n);
+                OperationResult {
+                    operation: kernel.operation,
+                    encoded_bytes: kernel.encoded_bytes,
+                    proof: kernel.proof.clone(),
+                    stats: BatchStats::of(batches),
+                    batches_ns_per_op: batches.clone(),
+                    ops_per_batch: timed.ops_per_batch[k],
+                    iterations: timed.ops_per_batch[k] * batches.len() as u64,
+                    allocations_per_op: allocations as f64 / n as f64,
+                    bytes_per_op: bytes as f64 / n as f64,
+                    instructions_per_op: None,
+                }
+            })
+            .collect();
+        WorkerResult {
+            schema_version: SCHEMA_VERSION,
+            implementation: job.implementation.clone(),
+            lane: job.lane.clone(),
+            role: side.role,
+            nonce: job.nonce.clone(),
+            sample: job.sample,
+            tree: Tree { commit, dirty },
+            machine: machine::current(),
+            settings: job.settings.clone(),
+            corpus: side.description.corpus.clone(),
+            operations,
+            in_process: Some(InProcess { pid: std::process::id(), first: first.role }),
+        }
+    };
+    Ok(PairedResult { baseline: result(&baseline, &paired.baseline_tree), current: result(&current, &job.tree) })
+}
+
+/// Batches per kernel of the side that opens each block and of the other, and the operations
+/// in every batch (the same for both sides).
+struct Timed {
+    first: Vec<Vec<f64>>,
+    second: Vec<Vec<f64>>,
+    ops_per_batch: Vec<u64>,
+}
+
+/// Warm-up runs both sides alike and sizes one batch per kernel from their mean speed, so each
+/// side's batch does the same work; then each kernel runs A B B A blocks in turn until twice
+/// the duration is spent (each side gets about what a process of its own would).
+fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Settings) -> Timed {
+    let kernels = &first.description.kernels;
+    let warmup = Duration::from_millis(settings.warmup_ms.max(1)) / (2 * kernels.len()) as u32;
+    let ops_per_batch: Vec<u64> = kernels
+        .iter()
+        .enumerate()
+        .map(|(k, kernel)| {
+            let speed = |side: &Side| {
+                let started = Instant::now();
+                let mut ops = 0u64;
+                while started.elapsed() < warmup || ops == 0 {
+                    side.run(k, kernel.cycle);
+                    ops += kernel.cycle;
+                }
+                started.elapsed().as_nanos() as f64 / ops as f64
+            };
+            let (a, b) = (speed(first), speed(second));
+            batch_size(settings, (a + b) / 2.0, kernel.cycle)
+        })
+        .collect();
+    let mut timed = Timed { first: vec![Vec::new(); kernels.len()], second: vec![Vec::new(); kernels.len()], ops_per_batch };
+    let duration = Duration::from_millis(2 * settings.duration_ms);
+    let started = Instant::now();
+    while started.elapsed() < duration || timed.first.iter().any(|b| b.len() < 4) {
+        for k in 0..kernels.len() {
+            let n = timed.ops_per_batch[k];
+            let a = first.timed(k, n);
+            let b1 = second.timed(k, n);
+            let b2 = second.timed(k, n);
+            let a2 = first.timed(k, n);
+            timed.first[k].extend([a, a2]);
+            timed.second[k].extend([b1, b2]);
+        }
+    }
+    timed
+}
+
+/// Whether `path` is a kernel library this harness can load: the runner asks before it plans
+/// in-process pairs, and falls back to process pairs (saying so) when not.
+pub fn check_library(path: &Path) -> Result<(), String> {
+    // SAFETY: as in `Side::open`.
+    unsafe {
+        let library = Library::new(path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+        let version: extern "C" fn() -> u32 =
+            symbol(&library, library::SYMBOL_VERSION).map_err(|e| format!("{} has no ABI version: {e}", path.display()))?;
+        match version() {
+            v if v == library::VERSION => Ok(()),
+            v => Err(format!("{} speaks ABI {v}, this harness {}", path.display(), library::VERSION)),
+        }
+    }
+}
