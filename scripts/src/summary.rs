@@ -76,9 +76,11 @@ pub fn headline(results: &Results) -> String {
     }
     let (at_3, _) = results.gated_at(0.03);
     let (at_5, _) = results.gated_at(0.05);
+    let pairing = &results.provenance.pairing.note;
     format!(
         "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
-         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n"
+         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n{}",
+        if pairing.is_empty() { String::new() } else { format!("{pairing}\n") }
     )
 }
 

@@ -157,6 +157,47 @@ fn a_a_run_passes_with_every_artifact() -> Outcome {
     ensure!(results["provenance"]["baseline"]["commit"] == results["provenance"]["current"]["commit"], "not an A/A run");
     let summary = std::fs::read_to_string(good.join("summary.md"))?;
     ensure!(summary.contains("| status | tl |") && summary.contains("verdict: pass"), "{summary}");
+    // Every pair of samples shares one harness process, opened by the tree the order put first.
+    ensure!(summary.contains("latency pairs: both trees' kernels in one process"), "{summary}");
+    for n in 0..2 {
+        let read =
+            |role| -> Result<serde_json::Value, Failed> { Ok(serde_json::from_str(&std::fs::read_to_string(sample(&good, role, n))?)?) };
+        let (b, c) = (read("baseline")?, read("current")?);
+        ensure!(
+            b["in_process"].is_object() && b["in_process"] == c["in_process"],
+            "sample {n}: {} vs {}",
+            b["in_process"],
+            c["in_process"]
+        );
+        ensure!(
+            b["in_process"]["first"] == if n == 0 { "baseline" } else { "current" },
+            "sample {n} opened by {}",
+            b["in_process"]["first"]
+        );
+    }
+    Ok(())
+}
+
+/// A baseline older than the kernel library: latency from process pairs, and the run says so.
+fn a_baseline_without_the_kernel_library_falls_back_to_process_pairs() -> Outcome {
+    let repo = repo()?;
+    git(&repo, &["rm", "-rq", "kernels"])?;
+    let manifest = repo.join("Cargo.toml");
+    let original = std::fs::read_to_string(&manifest)?;
+    std::fs::write(&manifest, original.replace(r#""kernels", "#, ""))?;
+    // The lock file as that commit would have had it, or its build would change the worktree.
+    let locked = Command::new("cargo").args(["metadata", "--offline", "--format-version", "1"]).current_dir(&repo).output()?;
+    ensure!(locked.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&locked.stderr));
+    git(&repo, &["commit", "-qam", "before the kernel library"])?;
+    git(&repo, &["checkout", "-q", "base", "--", "."])?;
+    git(&repo, &["commit", "-qam", "the kernel library"])?;
+    let output = run(&repo, &["--data", "status", "--serializer", "tl", "--baseline", "HEAD~1", "--confirm-rounds", "0"])?;
+    ensure!(output.status.code() == Some(0), "exit {:?}", output.status.code());
+    ensure!(stderr(&output).contains("predates in-process pairing"), "{}", stderr(&output));
+    let (_, results) = merge(&repo.join("build"))?;
+    let samples = results["samples"].as_array().ok_or("no samples")?;
+    ensure!(samples.len() == 4 && samples.iter().all(|s| s["in_process"].is_null()), "{samples:?}");
+    ensure!(String::from_utf8_lossy(&output.stdout).contains("latency pairs: processes of their own"), "summary");
     Ok(())
 }
 
@@ -248,6 +289,9 @@ fn merger_trials() -> Vec<Trial> {
                 let fastest = v["operations"][1]["stats"]["fastest"].as_f64().unwrap();
                 v["operations"][1]["stats"]["fastest"] = (fastest / 2.0).into();
             })
+        }),
+        (&["pairing differs"], "a_sample_from_another_process", |d| {
+            edit_json(&sample(d, "current", 1), |v| v["in_process"]["pid"] = 1.into())
         }),
         (&["invalid value"], "a_zero_batch", |d| {
             edit_json(&sample(d, "current", 0), |v| v["operations"][1]["batches_ns_per_op"][0] = 0.0.into())
@@ -481,6 +525,10 @@ fn main() {
         Trial::test("bad_values_are_refused_before_anything_is_built", bad_values_are_refused_before_anything_is_built),
         Trial::test("a_a_run_passes_with_every_artifact", a_a_run_passes_with_every_artifact),
         Trial::test("both_trees_build_byte_identical_workers", both_trees_build_byte_identical_workers),
+        Trial::test(
+            "a_baseline_without_the_kernel_library_falls_back_to_process_pairs",
+            a_baseline_without_the_kernel_library_falls_back_to_process_pairs,
+        ),
     ];
     trials.extend(merger_trials());
     trials.extend([

@@ -113,8 +113,22 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
         corpus_dir: std::path::absolute(&job.corpus_dir).unwrap_or(job.corpus_dir.clone()).display().to_string(),
         operation: job.operation,
     };
-    let baseline = Side::open(Role::Baseline, &paired.baseline_library, &opening)?;
-    let current = Side::open(Role::Current, &paired.current_library, &opening)?;
+    // Loaded in the order the blocks open, which alternates across samples: whatever loading
+    // first does (addresses, a warmer page cache) falls on each tree alike.
+    let open = |role| match role {
+        Role::Baseline => Side::open(role, &paired.baseline_library, &opening),
+        Role::Current => Side::open(role, &paired.current_library, &opening),
+    };
+    let (baseline, current) = match job.role {
+        Role::Baseline => {
+            let baseline = open(Role::Baseline)?;
+            (baseline, open(Role::Current)?)
+        }
+        Role::Current => {
+            let current = open(Role::Current)?;
+            (open(Role::Baseline)?, current)
+        }
+    };
     let operations = |side: &Side| side.description.kernels.iter().map(|k| (k.operation, k.cycle)).collect::<Vec<_>>();
     if operations(&baseline) != operations(&current) || baseline.description.corpus != current.description.corpus {
         return Err(format!(

@@ -31,8 +31,8 @@ pub fn render(figures: &Figures) -> String {
     writeln!(out, "![Speed relative to json, per lane](throughput.png)\n").unwrap();
     writeln!(
         out,
-        "All figures come from one run on one machine: each is the median, over fresh worker processes, of each \
-         process's fastest batch. Compare them as ratios within this run; absolute times on this machine kind drift \
+        "All figures come from one run on one machine: each is the median, over fresh processes, of each \
+         process's fastest batch (a process times one implementation, in one tree or in both side by side). Compare them as ratios within this run; absolute times on this machine kind drift \
          by tens of percent between runs. A corpus ratio is an upper bound on what a change buys in an app; \
          allocation counts are exact and the number worth watching. `~` marks lanes of synthetic payloads.\n"
     )
