@@ -48,13 +48,40 @@ fn fastest(m: &Measured) -> Option<f64> {
     Some(batches.iter().copied().fold(f64::INFINITY, f64::min))
 }
 
-/// (baseline, current) fastest batches of the samples `keep` selects, paired by sample index.
-fn pairs(by_role: &ByRole, keep: impl Fn(u32) -> bool) -> Vec<(f64, f64)> {
-    let of = |list: &[Measured]| -> BTreeMap<u32, f64> {
-        list.iter().filter(|m| keep(m.sample)).filter_map(|m| Some((m.sample, fastest(m)?))).collect()
-    };
-    let (baseline, current) = (of(&by_role.baseline), of(&by_role.current));
-    baseline.iter().filter_map(|(k, b)| current.get(k).map(|c| (*b, *c))).collect()
+/// One pair's log-ratio, current over baseline.
+///
+/// In one process: the median, over its A B B A blocks, of each block's log(current/baseline)
+/// time. A block compares batches milliseconds apart, so drift within the process cancels, and
+/// the median ignores the blocks a neighbour hit. (Measured here in A/A harness processes on a
+/// noisy spell: its spread across processes was 1.2–3.0%, the fastest batches' 5.5–8.1%.)
+/// In two processes: the ratio of their fastest batches, across processes the most stable
+/// statistic on this machine kind (`../shared/NOISE.md`).
+fn log_ratio(baseline: &Measured, current: &Measured) -> Option<f64> {
+    let (b, c) = (fastest(baseline)?, fastest(current)?);
+    if !(baseline.in_process && current.in_process) {
+        return Some((c / b).ln());
+    }
+    let (b, c) = (&baseline.op.batches_ns_per_op, &current.op.batches_ns_per_op);
+    let blocks: Vec<f64> = b.chunks_exact(2).zip(c.chunks_exact(2)).map(|(b, c)| ((c[0] + c[1]) / (b[0] + b[1])).ln()).collect();
+    middle(blocks)
+}
+
+/// The median, the two middle values averaged when their number is even: an upper median
+/// would lean every in-process pair towards "slower".
+fn middle(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// Log-ratios of the pairs of samples `keep` selects, paired by sample index.
+fn pairs(by_role: &ByRole, keep: impl Fn(u32) -> bool) -> Vec<f64> {
+    let current: BTreeMap<u32, &Measured> = by_role.current.iter().filter(|m| keep(m.sample)).map(|m| (m.sample, m)).collect();
+    by_role.baseline.iter().filter(|m| keep(m.sample)).filter_map(|b| log_ratio(b, current.get(&b.sample)?)).collect()
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -95,7 +122,7 @@ fn flagged(plan: &Plan, grouped: &Grouped) -> BTreeSet<Key> {
         .iter()
         .filter(|(key, _)| !is_reference(plan, key))
         .filter_map(|(key, by_role)| {
-            let screen = Paired::of(&pairs(by_role, |k| k < screen_samples))?;
+            let screen = Paired::of_logs(&pairs(by_role, |k| k < screen_samples))?;
             flags(&screen, family, threshold).then(|| key.clone())
         })
         .collect()
@@ -229,8 +256,8 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
     };
     let screen_samples = plan.screen_samples();
     for (key, by_role) in grouped {
-        let Some(screen) = Paired::of(&pairs(by_role, |k| k < screen_samples)) else { continue };
-        let confirm = Paired::of(&pairs(by_role, |k| k >= screen_samples));
+        let Some(screen) = Paired::of_logs(&pairs(by_role, |k| k < screen_samples)) else { continue };
+        let confirm = Paired::of_logs(&pairs(by_role, |k| k >= screen_samples));
         let mut judged = judge(screen, confirm, flagged.contains(key), rules);
         if is_reference(plan, key) {
             judged.verdict = Verdict::Reference;
@@ -288,6 +315,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tdbench_contract::{Operation, OperationResult};
 
     /// Seeded per-pair log-ratios: normal noise of spread `sd` with heavy tails (one pair in ten
     /// five times wider), plus `effect`.
@@ -328,6 +356,33 @@ mod tests {
                 judge(screen.clone(), confirm, f, rules)
             })
             .collect()
+    }
+
+    #[test]
+    fn an_in_process_pair_is_the_median_of_its_blocks() {
+        let op = |batches: Vec<f64>| OperationResult {
+            operation: Operation::Decode,
+            encoded_bytes: 1.0,
+            proof: tdbench_contract::Proof { sha256: String::new() },
+            stats: None,
+            batches_ns_per_op: batches,
+            ops_per_batch: 1,
+            iterations: 1,
+            allocations_per_op: 0.0,
+            bytes_per_op: 0.0,
+            instructions_per_op: None,
+        };
+        // Four blocks: +2%, +2%, +10% (a neighbour), +4%: in one process the pair is the median
+        // of the blocks, about +3%; as two processes, the fastest batches' +11%.
+        let (b, c) = (
+            op(vec![100.0, 100.0, 100.0, 100.0, 90.0, 110.0, 100.0, 100.0]),
+            op(vec![102.0, 102.0, 100.0, 104.0, 110.0, 110.0, 104.0, 104.0]),
+        );
+        let measured = |op, in_process| Measured { sample: 0, op, in_process };
+        let paired = log_ratio(&measured(&b, true), &measured(&c, true)).unwrap();
+        assert!((paired - (1.02f64.ln() + 1.04f64.ln()) / 2.0).abs() < 1e-12, "{paired}");
+        let apart = log_ratio(&measured(&b, false), &measured(&c, false)).unwrap();
+        assert!((apart - (100.0f64 / 90.0).ln()).abs() < 1e-12, "{apart}");
     }
 
     #[test]

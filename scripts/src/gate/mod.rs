@@ -39,6 +39,8 @@ pub use latency::{FAMILY_ALPHA, SCREEN_P, screen_flags};
 pub(crate) struct Measured<'a> {
     pub sample: u32,
     pub op: &'a OperationResult,
+    /// Timed in one process with the other tree's sample of the same index.
+    pub in_process: bool,
 }
 
 /// A key's measurements in each tree, in sample order.
@@ -74,7 +76,7 @@ pub(crate) fn group(samples: &[WorkerResult]) -> Grouped<'_> {
                 Role::Baseline => &mut by_role.baseline,
                 Role::Current => &mut by_role.current,
             };
-            list.push(Measured { sample: s.sample, op });
+            list.push(Measured { sample: s.sample, op, in_process: s.in_process.is_some() });
         }
     }
     for by_role in grouped.values_mut() {

@@ -1,12 +1,13 @@
 //! Building each tree's worker, linking its code layouts, and asking it what it can measure.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tdbench_contract::{Catalog, Role, library};
 
 use super::{Failure, environment};
-use crate::plan::TreeInfo;
+use crate::plan::{Slot, TreeInfo};
 
 /// A tree, where it builds, and what its worker says it can measure.
 pub struct Built {
@@ -50,17 +51,22 @@ impl Trees {
         self.current.target.join("release/paired")
     }
 
-    /// Links every layout the given samples need, in both trees: of the worker, and of the
-    /// kernel library when latency pairs share a process.
-    pub fn link_layouts(&self, samples: std::ops::Range<u32>, kernels: bool) -> Result<(), Failure> {
-        eprintln!("linking {} code layout(s) per tree…", samples.len());
+    /// Links every layout the given slots need, in both trees: of the worker for slots that run
+    /// alone, of the kernel library for slots `in_process` pairs in one process.
+    pub fn link_layouts(&self, slots: &[Slot], in_process: impl Fn(&str) -> bool) -> Result<(), Failure> {
+        let seeds = |paired: bool| -> BTreeSet<u32> {
+            slots.iter().filter(|s| in_process(&s.implementation) == paired).map(|s| layout_seed(s.sample)).collect()
+        };
+        let (workers, libraries) = (seeds(false), seeds(true));
+        eprintln!("linking {} worker and {} kernel-library code layout(s) per tree…", workers.len(), libraries.len());
         for role in self.roles() {
             let built = self.get(role);
-            for sample in samples.clone() {
-                link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample), Linked::Worker)?;
-                if kernels {
-                    link_layout(Path::new(&built.info.path), &built.target, role, layout_seed(sample), Linked::Kernels)?;
-                }
+            let tree = Path::new(&built.info.path);
+            for &seed in &workers {
+                link_layout(tree, &built.target, role, seed, Linked::Worker)?;
+            }
+            for &seed in &libraries {
+                link_layout(tree, &built.target, role, seed, Linked::Kernels)?;
             }
         }
         Ok(())

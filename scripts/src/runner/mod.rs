@@ -138,8 +138,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     };
     write_plan(&output, &plan)?;
     let tdjson = trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
-    let kernels = !plan.pairing.in_process.is_empty();
-    trees.link_layouts(0..2 * rounds, kernels)?;
+    trees.link_layouts(&plan.slots, |i| plan.in_process(i))?;
     {
         let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson: tdjson.clone() };
         launch::run_slots(&plan.slots, &launch, options.ci)?;
@@ -166,7 +165,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             plan.slots.extend(added.iter().cloned());
             write_plan(&output, &plan)?;
             // Fresh layouts: the confirmation must not inherit the screen's layout draws.
-            trees.link_layouts(first..first + 2 * options.confirm_rounds, kernels)?;
+            trees.link_layouts(&added, |i| plan.in_process(i))?;
             let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson };
             launch::run_slots(&added, &launch, options.ci)?;
         }
