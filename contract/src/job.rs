@@ -135,7 +135,7 @@ impl Job {
 
 /// One harness process (`paired`): the job, timed in both trees at once. `job.role` names the
 /// tree whose batch opens each A B B A block; `job.tree` is the current tree.
-#[derive(Debug, Clone, PartialEq, Eq, Args)]
+#[derive(Debug, Clone, PartialEq, Args)]
 pub struct PairedJob {
     #[command(flatten)]
     pub job: Job,
@@ -148,6 +148,18 @@ pub struct PairedJob {
     /// The baseline's source tree, for its commit and dirty flag
     #[arg(long, value_name = "DIR")]
     pub baseline_tree: PathBuf,
+    /// Calibration only (`./run.sh --calibrate`): slow every decode of the current tree by this
+    /// share of its own time, in percent; the result records it, and the gate refuses it in a
+    /// normal run
+    #[arg(long, value_name = "PERCENT", value_parser = planted_percent)]
+    pub plant_decode_percent: Option<f64>,
+}
+
+fn planted_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
+    }
 }
 
 impl PairedJob {
@@ -160,6 +172,9 @@ impl PairedJob {
             ("--baseline-tree", &self.baseline_tree),
         ] {
             args.extend([flag.to_string(), path.display().to_string()]);
+        }
+        if let Some(percent) = self.plant_decode_percent {
+            args.extend(["--plant-decode-percent".to_string(), percent.to_string()]);
         }
         args
     }
@@ -215,6 +230,7 @@ mod tests {
             baseline_library: "/w/003-b.so".into(),
             current_library: "/w/003-c.so".into(),
             baseline_tree: "/t/baseline".into(),
+            plant_decode_percent: Some(1.5),
         };
         let parsed = Harness::try_parse_from(std::iter::once("paired".to_string()).chain(paired.to_args())).unwrap();
         assert_eq!(parsed.paired, paired);

@@ -37,12 +37,17 @@ pub const SYMBOL_COUNT_ALLOCATIONS: &[u8] = b"tdbench_kernels_count_allocations\
 pub const SYMBOL_FREE: &[u8] = b"tdbench_kernels_free\0";
 
 /// What to open: the same words a worker's [`crate::Job`] carries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Opening {
     pub implementation: String,
     pub lane: String,
     pub corpus_dir: String,
     pub operation: Option<Operation>,
+    /// Calibration only: every decode also spins for this share (percent) of its own measured
+    /// time; `Some(0.0)` times each decode the same way without spinning, so both sides of a
+    /// calibration pair pay the same overhead.
+    #[serde(default)]
+    pub planted_decode_percent: Option<f64>,
 }
 
 /// An opened session: the lane it validated and the kernels it can run, in the order the

@@ -15,6 +15,7 @@ use tdbench::alloc::CountingAllocator;
 use tdbench::corpus::Corpus;
 use tdbench::registry;
 use tdbench::worker::{self, Kernel, measured_loop};
+use tdbench_contract::Operation;
 use tdbench_contract::library::{self, KernelInfo, Opening};
 
 #[global_allocator]
@@ -26,6 +27,8 @@ pub struct Session {
     cursors: Vec<usize>,
     buffers: Vec<Vec<u8>>,
     description: library::Session,
+    /// Calibration only: the slowdown planted in decodes (see [`worker::planted_loop`]).
+    planted_decode_percent: Option<f64>,
 }
 
 fn open(opening: &str) -> Result<Session, String> {
@@ -50,7 +53,13 @@ fn open(opening: &str) -> Result<Session, String> {
             })
             .collect(),
     };
-    Ok(Session { cursors: vec![0; kernels.len()], buffers: vec![Vec::new(); kernels.len()], kernels, description })
+    Ok(Session {
+        cursors: vec![0; kernels.len()],
+        buffers: vec![Vec::new(); kernels.len()],
+        kernels,
+        description,
+        planted_decode_percent: opening.planted_decode_percent,
+    })
 }
 
 fn into_c(text: String) -> *mut c_char {
@@ -93,7 +102,11 @@ pub unsafe extern "C" fn tdbench_kernels_describe(session: *const Session) -> *m
 pub unsafe extern "C" fn tdbench_kernels_run(session: *mut Session, kernel: u32, n: u64) {
     let session = unsafe { &mut *session };
     let k = kernel as usize;
-    measured_loop(&session.kernels[k], n, &mut session.cursors[k], &mut session.buffers[k]);
+    let (kernel, cursor, buffer) = (&session.kernels[k], &mut session.cursors[k], &mut session.buffers[k]);
+    match session.planted_decode_percent {
+        Some(percent) if kernel.operation() == Operation::Decode => worker::planted_loop(kernel, n, cursor, buffer, percent),
+        _ => measured_loop(kernel, n, cursor, buffer),
+    }
 }
 
 /// # Safety

@@ -64,6 +64,16 @@ pub struct Options {
     /// trees build the kernel library; TDLib round trips always have processes of their own)
     #[arg(long)]
     pub process_pairs: bool,
+    /// Calibrate the latency gate on this machine: N runs each of identical code, and of a
+    /// slowdown of 1.5% and of 3% planted in every decode of --calibrate-on (an exact share of
+    /// each decode's own time, current tree only); prints the false-alarm rate and the share of
+    /// planted slowdowns caught, with 95% intervals. Needs a clean checkout, --baseline HEAD and
+    /// in-process pairs. With --publish, also writes report/calibration.md
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=200))]
+    pub calibrate: Option<u32>,
+    /// The implementation whose decode calibration slows
+    #[arg(long, value_name = "IMPL", default_value = "json-td")]
+    pub calibrate_on: String,
     /// Where samples, results.json, summary.md and the run's report go
     #[arg(long, value_name = "DIR", default_value = "build")]
     pub output: PathBuf,
@@ -118,6 +128,7 @@ impl Options {
             && !self.allow_format_change
             && !self.strict
             && !self.process_pairs
+            && self.calibrate.is_none()
     }
 
     /// Whether latency pairs may share a process: timed only, against a baseline.

@@ -131,6 +131,24 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
     *cursor = at;
 }
 
+/// Calibration only: `n` operations, each timed and followed by a spin for `percent` of its own
+/// time — a slowdown of exactly that share, whatever the operation costs. With `percent` 0 it
+/// times each operation the same way without spinning, so both sides of a calibration pair pay
+/// the same overhead.
+#[inline(never)]
+pub fn planted_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>, percent: f64) {
+    let share = percent / 100.0;
+    for _ in 0..n {
+        let started = Instant::now();
+        measured_loop(kernel, 1, cursor, buffer);
+        let spin = started.elapsed().mul_f64(share);
+        let spun = Instant::now();
+        while spun.elapsed() < spin {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 /// The loop callgrind counts (`--toggle-collect='*counted_loop*'`): warm-up calls
 /// `measured_loop` directly and is not counted.
 #[inline(never)]
@@ -468,6 +486,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
         corpus: corpus_summary(&corpus, lane),
         operations,
         in_process: None,
+        planted_decode_percent: None,
     })
 }
 

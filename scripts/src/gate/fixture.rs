@@ -40,6 +40,7 @@ pub fn plan(measure: Measure) -> Plan {
         },
         // Timed, the codec's pairs share a process, the floor's do not: both kinds are covered.
         pairing: Pairing { in_process: if measure == Measure::Time { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
+        calibration: None,
         slots: lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen),
     }
 }
@@ -95,6 +96,7 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                     pid: 1000 + slot.sample,
                     first: if slot.sample % 2 == 0 { Role::Baseline } else { Role::Current },
                 }),
+                planted_decode_percent: None,
             }
         })
         .collect()

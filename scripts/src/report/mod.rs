@@ -109,7 +109,14 @@ impl<'a> Figures<'a> {
 pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let figures = Figures::of(results);
-    std::fs::write(dir.join("README.md"), render(&figures)).map_err(|e| format!("cannot write README.md: {e}"))?;
+    let mut readme = render(&figures);
+    // The gate's calibration (`./run.sh --calibrate --publish`) is its own run, kept beside the
+    // report and shown in it with its own provenance.
+    if let Ok(calibration) = std::fs::read_to_string(dir.join("calibration.md")) {
+        readme += "\n";
+        readme += &calibration;
+    }
+    std::fs::write(dir.join("README.md"), readme).map_err(|e| format!("cannot write README.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
 }

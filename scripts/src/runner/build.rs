@@ -1,6 +1,7 @@
 //! Building each tree's worker, linking its code layouts, and asking it what it can measure.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,6 +23,8 @@ pub struct Built {
 pub struct Trees {
     pub current: Built,
     pub baseline: Option<Built>,
+    /// Layouts linked by this invocation (role, seed, what): a calibration's runs reuse them.
+    pub linked: RefCell<HashSet<(Role, u32, Linked)>>,
 }
 
 impl Trees {
@@ -62,11 +65,11 @@ impl Trees {
         for role in self.roles() {
             let built = self.get(role);
             let tree = Path::new(&built.info.path);
-            for &seed in &workers {
-                link_layout(tree, &built.target, role, seed, Linked::Worker)?;
-            }
-            for &seed in &libraries {
-                link_layout(tree, &built.target, role, seed, Linked::Kernels)?;
+            let wanted = workers.iter().map(|&s| (s, Linked::Worker)).chain(libraries.iter().map(|&s| (s, Linked::Kernels)));
+            for (seed, linked) in wanted {
+                if self.linked.borrow_mut().insert((role, seed, linked)) {
+                    link_layout(tree, &built.target, role, seed, linked)?;
+                }
             }
         }
         Ok(())
@@ -154,8 +157,8 @@ fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::
 }
 
 /// What [`link_layout`] links.
-#[derive(Clone, Copy, PartialEq)]
-enum Linked {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Linked {
     Worker,
     Kernels,
 }

@@ -7,6 +7,7 @@
 //! is wrong even when a tree's codecs do not compile.
 
 mod build;
+mod calibrate;
 mod launch;
 mod lock;
 mod progress;
@@ -22,6 +23,7 @@ use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
 use crate::plan::{self, Pairing, Plan, PlanSettings};
+use crate::results::Results;
 use build::Trees;
 use launch::Launch;
 
@@ -103,22 +105,18 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         let target = PathBuf::from(&info.path).join("target");
         Some(build::build(info, target, Role::Baseline, options.ci, options.wants_in_process_pairs())?)
     };
-    let trees = Trees { current, baseline };
+    let trees = Trees { current, baseline, linked: Default::default() };
     let entries = entries(&trees, &lanes, &implementations);
     let pairing = pairing(&trees, options, &implementations);
     if !pairing.note.is_empty() {
         eprintln!("{}", pairing.note);
     }
 
-    clear_previous_run(&output)?;
-    std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
-        .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
-
     let rounds = options.rounds();
     let catalog: Vec<ImplementationInfo> =
         implementations.iter().filter_map(|name| trees.current.catalog.implementation(name).cloned()).collect();
-    let mut plan = Plan {
-        nonce: nonce(),
+    let plan = Plan {
+        nonce: String::new(),
         command: std::iter::once("./run.sh".to_string()).chain(args).collect(),
         lanes: lanes.clone(),
         implementations: implementations.clone(),
@@ -134,46 +132,14 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             strict: options.strict,
         },
         pairing: pairing.clone(),
+        calibration: None,
         slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], rounds, 0, Stage::Screen)).collect(),
     };
-    write_plan(&output, &plan)?;
-    let tdjson = trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
-    trees.link_layouts(&plan.slots, |i| plan.in_process(i))?;
-    {
-        let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson: tdjson.clone() };
-        launch::run_slots(&plan.slots, &launch, options.ci)?;
+    let session = Session { trees: &trees, entries: &entries, corpus: root.join("corpus"), ci: options.ci };
+    if let Some(runs) = options.calibrate {
+        return calibrate::run(&session, plan, &output, runs, &options.calibrate_on, options.publish.then(|| root.join("report")));
     }
-
-    // Instruction counts do not vary between processes: nothing to confirm.
-    if trees.baseline.is_some() && options.confirm_rounds > 0 && options.settings.measure != Measure::Instructions {
-        let (samples, _) = crate::gate::load_samples(&output, &plan);
-        let flagged = crate::gate::screen_flags(&plan, &samples);
-        let mut groups: Vec<(String, String)> = flagged.iter().map(|k| (k.lane.clone(), k.implementation.clone())).collect();
-        groups.dedup();
-        if !groups.is_empty() {
-            eprintln!(
-                "confirming {} comparison(s) the first pass found slower: {}",
-                flagged.len(),
-                flagged.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
-            );
-            let first = 2 * rounds;
-            let mut added = Vec::new();
-            for (lane, implementation) in &groups {
-                let entry: Vec<plan::Entry> = entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
-                added.extend(plan::lane_slots(lane, &entry, options.confirm_rounds, first, Stage::Confirm));
-            }
-            plan.slots.extend(added.iter().cloned());
-            write_plan(&output, &plan)?;
-            // Fresh layouts: the confirmation must not inherit the screen's layout draws.
-            trees.link_layouts(&added, |i| plan.in_process(i))?;
-            let launch = Launch { plan: &plan, trees: &trees, corpus: root.join("corpus"), output: output.clone(), tdjson };
-            launch::run_slots(&added, &launch, options.ci)?;
-        }
-    }
-
-    let results = crate::gate::merge(&output).map_err(environment)?;
-    crate::files::write_run(&output, &results).map_err(environment)?;
-    let _ = std::fs::remove_file(output.join("INCOMPLETE"));
+    let results = session.measure(plan, &output)?;
     print!("{}", crate::summary::text(&results));
     println!("results: {}", output.join("results.json").display());
     if !results.passed() {
@@ -191,6 +157,69 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         println!("published: {}", published.join("README.md").display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What every measured run of one invocation shares: the built trees, what each lane measures,
+/// the corpus.
+pub struct Session<'a> {
+    pub trees: &'a Trees,
+    pub entries: &'a BTreeMap<String, Vec<plan::Entry>>,
+    pub corpus: PathBuf,
+    pub ci: bool,
+}
+
+impl Session<'_> {
+    /// One measured run into `output`: the plan's slots, a confirmation of what the first pass
+    /// finds slower, the merge; `results.json` written, the `INCOMPLETE` marker removed.
+    pub fn measure(&self, mut plan: Plan, output: &Path) -> Result<Results, Failure> {
+        let trees = self.trees;
+        let rounds = plan.settings.rounds;
+        let confirm_rounds = plan.settings.confirm_rounds;
+        plan.nonce = nonce();
+        clear_previous_run(output)?;
+        std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
+            .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
+        write_plan(output, &plan)?;
+        let tdjson = trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
+        trees.link_layouts(&plan.slots, |i| plan.in_process(i))?;
+        {
+            let launch = Launch { plan: &plan, trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson: tdjson.clone() };
+            launch::run_slots(&plan.slots, &launch, self.ci)?;
+        }
+
+        // Instruction counts do not vary between processes: nothing to confirm.
+        if trees.baseline.is_some() && confirm_rounds > 0 && plan.settings.worker.measure != Measure::Instructions {
+            let (samples, _) = crate::gate::load_samples(output, &plan);
+            let flagged = crate::gate::screen_flags(&plan, &samples);
+            let mut groups: Vec<(String, String)> = flagged.iter().map(|k| (k.lane.clone(), k.implementation.clone())).collect();
+            groups.dedup();
+            if !groups.is_empty() {
+                eprintln!(
+                    "confirming {} comparison(s) the first pass found slower: {}",
+                    flagged.len(),
+                    flagged.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
+                );
+                let first = 2 * rounds;
+                let mut added = Vec::new();
+                for (lane, implementation) in &groups {
+                    let entry: Vec<plan::Entry> =
+                        self.entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
+                    added.extend(plan::lane_slots(lane, &entry, confirm_rounds, first, Stage::Confirm));
+                }
+                plan.slots.extend(added.iter().cloned());
+                write_plan(output, &plan)?;
+                // Fresh layouts: the confirmation must not inherit the screen's layout draws.
+                trees.link_layouts(&added, |i| plan.in_process(i))?;
+                let launch = Launch { plan: &plan, trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson };
+                launch::run_slots(&added, &launch, self.ci)?;
+            }
+        }
+
+        let results = crate::gate::merge(output).map_err(environment)?;
+        crate::files::write_run(output, &results).map_err(environment)?;
+        let _ = std::fs::remove_file(output.join("INCOMPLETE"));
+        Ok(results)
+    }
 }
 
 fn check_valgrind() -> Result<(), Failure> {
