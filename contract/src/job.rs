@@ -134,7 +134,7 @@ impl Job {
 }
 
 /// One harness process (`paired`): the job, timed in both trees at once. `job.role` names the
-/// tree whose batch opens each A B B A block; `job.tree` is the current tree.
+/// tree whose batch opens each A B B A B A A B block; `job.tree` is the current tree.
 #[derive(Debug, Clone, PartialEq, Args)]
 pub struct PairedJob {
     #[command(flatten)]

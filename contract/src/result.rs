@@ -45,8 +45,11 @@ pub struct PairedResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InProcess {
     pub pid: u32,
-    /// The tree whose batch came first in each A B B A block.
+    /// The tree whose batch opens each A B B A B A A B block.
     pub first: Role,
+    /// Batches of each side in one block, in the order they ran: the gate compares the two
+    /// trees block by block.
+    pub batches_per_block: u32,
 }
 
 /// What the worker says of the tree it was built from.

@@ -1,6 +1,6 @@
 //! The paired harness: one process loads the baseline's and the current tree's kernel
 //! libraries ([`tdbench_contract::library`]), checks that both validated the same lane into the
-//! same kernels, warms both, then alternates equal batches between them in A B B A blocks for
+//! same kernels, warms both, then alternates equal batches between them in A B B A B A A B blocks for
 //! the timed phase, so that drift, frequency changes and neighbours hit both trees alike.
 //!
 //! Why: on this machine kind the speed of a process drifts by tens of percent over seconds, and
@@ -186,12 +186,15 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
             settings: job.settings.clone(),
             corpus: side.description.corpus.clone(),
             operations,
-            in_process: Some(InProcess { pid: std::process::id(), first: first.role }),
+            in_process: Some(InProcess { pid: std::process::id(), first: first.role, batches_per_block: BLOCK as u32 }),
             planted_decode_percent: planted(side.role),
         }
     };
     Ok(PairedResult { baseline: result(&baseline, &paired.baseline_tree), current: result(&current, &job.tree) })
 }
+
+/// Batches per side in one block: a quarter of the eight-batch round (A B B A or B A A B).
+pub const BLOCK: usize = 2;
 
 /// Batches per kernel of the side that opens each block and of the other, and the operations
 /// in every batch (the same for both sides).
@@ -202,8 +205,20 @@ struct Timed {
 }
 
 /// Warm-up runs both sides alike and sizes one batch per kernel from their mean speed, so each
-/// side's batch does the same work; then each kernel runs A B B A blocks in turn until twice
-/// the duration is spent (each side gets about what a process of its own would).
+/// side's batch does the same work; then each kernel in turn runs a round of eight batches,
+/// A B B A B A A B, then the next kernel, until twice the duration is spent (each side gets
+/// about what a process of its own would). Every other round swaps A and B, and the phase ends
+/// after an even number of rounds. A block, the unit the gate compares, is a quarter round:
+/// A B B A or B A A B, two batches per side a few milliseconds apart, so the median over a
+/// process's blocks shrugs off the bursts a neighbour causes (seen here: stretches of batches
+/// three to six times slower), and half of its blocks are opened by each side.
+///
+/// Why: with A B B A rounds and a fixed opener, the opener ran 0.5–1% slower in every process
+/// here (identical libraries; the same with the load order fixed, with each batch preceded by a
+/// warm-up run of its own kernel, and with eight-batch rounds): the round after another
+/// kernel's round starts with the opener. Its sign flipped with the opener across samples, so a
+/// planted 1.5% read as +0.5% and +2.7% in alternate processes. Swapping the opener every round
+/// removed it (12 A/A processes: 0.2% between openers, against 1.45% without).
 fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Settings) -> Timed {
     let kernels = &first.description.kernels;
     let warmup = Duration::from_millis(settings.warmup_ms.max(1)) / (2 * kernels.len()) as u32;
@@ -227,16 +242,19 @@ fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Setting
     let mut timed = Timed { first: vec![Vec::new(); kernels.len()], second: vec![Vec::new(); kernels.len()], ops_per_batch };
     let duration = Duration::from_millis(2 * settings.duration_ms);
     let started = Instant::now();
-    while started.elapsed() < duration || timed.first.iter().any(|b| b.len() < 4) {
+    // The opener flips every round: an eight-batch round balances positions, and two rounds
+    // balance which side opens (see above).
+    let mut flip = false;
+    // An even number of rounds, at least two: each side opens as many as the other.
+    while started.elapsed() < duration || flip || timed.first.iter().any(|b| b.len() < 8) {
         for k in 0..kernels.len() {
             let n = timed.ops_per_batch[k];
-            let a = first.timed(k, n);
-            let b1 = second.timed(k, n);
-            let b2 = second.timed(k, n);
-            let a2 = first.timed(k, n);
-            timed.first[k].extend([a, a2]);
-            timed.second[k].extend([b1, b2]);
+            for opens in [true, false, false, true, false, true, true, false] {
+                let (side, batches) = if opens != flip { (first, &mut timed.first[k]) } else { (second, &mut timed.second[k]) };
+                batches.push(side.timed(k, n));
+            }
         }
+        flip = !flip;
     }
     timed
 }

@@ -95,6 +95,7 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                 in_process: plan.in_process(&slot.implementation).then(|| InProcess {
                     pid: 1000 + slot.sample,
                     first: if slot.sample % 2 == 0 { Role::Baseline } else { Role::Current },
+                    batches_per_block: 1,
                 }),
                 planted_decode_percent: None,
             }

@@ -50,19 +50,21 @@ fn fastest(m: &Measured) -> Option<f64> {
 
 /// One pair's log-ratio, current over baseline.
 ///
-/// In one process: the median, over its A B B A blocks, of each block's log(current/baseline)
-/// time. A block compares batches milliseconds apart, so drift within the process cancels, and
+/// In one process: the median, over its blocks (A B B A B A A B), of each block's
+/// log(current/baseline) time. A block compares batches milliseconds apart, so drift within the process cancels, and
 /// the median ignores the blocks a neighbour hit. (Measured here in A/A harness processes on a
 /// noisy spell: its spread across processes was 1.2–3.0%, the fastest batches' 5.5–8.1%.)
 /// In two processes: the ratio of their fastest batches, across processes the most stable
 /// statistic on this machine kind (`../shared/NOISE.md`).
 fn log_ratio(baseline: &Measured, current: &Measured) -> Option<f64> {
     let (b, c) = (fastest(baseline)?, fastest(current)?);
-    if !(baseline.in_process && current.in_process) {
-        return Some((c / b).ln());
-    }
+    let block = match (baseline.in_process, current.in_process) {
+        (Some(a), Some(b)) if a == b && a > 0 => a as usize,
+        _ => return Some((c / b).ln()),
+    };
     let (b, c) = (&baseline.op.batches_ns_per_op, &current.op.batches_ns_per_op);
-    let blocks: Vec<f64> = b.chunks_exact(2).zip(c.chunks_exact(2)).map(|(b, c)| ((c[0] + c[1]) / (b[0] + b[1])).ln()).collect();
+    let sum = |batches: &[f64]| batches.iter().sum::<f64>();
+    let blocks: Vec<f64> = b.chunks_exact(block).zip(c.chunks_exact(block)).map(|(b, c)| (sum(c) / sum(b)).ln()).collect();
     middle(blocks)
 }
 
@@ -379,9 +381,9 @@ mod tests {
             op(vec![102.0, 102.0, 100.0, 104.0, 110.0, 110.0, 104.0, 104.0]),
         );
         let measured = |op, in_process| Measured { sample: 0, op, in_process };
-        let paired = log_ratio(&measured(&b, true), &measured(&c, true)).unwrap();
+        let paired = log_ratio(&measured(&b, Some(2)), &measured(&c, Some(2))).unwrap();
         assert!((paired - (1.02f64.ln() + 1.04f64.ln()) / 2.0).abs() < 1e-12, "{paired}");
-        let apart = log_ratio(&measured(&b, false), &measured(&c, false)).unwrap();
+        let apart = log_ratio(&measured(&b, None), &measured(&c, None)).unwrap();
         assert!((apart - (100.0f64 / 90.0).ln()).abs() < 1e-12, "{apart}");
     }
 

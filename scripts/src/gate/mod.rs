@@ -39,8 +39,9 @@ pub use latency::{FAMILY_ALPHA, SCREEN_P, screen_flags};
 pub(crate) struct Measured<'a> {
     pub sample: u32,
     pub op: &'a OperationResult,
-    /// Timed in one process with the other tree's sample of the same index.
-    pub in_process: bool,
+    /// Timed in one process with the other tree's sample of the same index, in blocks of this
+    /// many batches per side.
+    pub in_process: Option<u32>,
 }
 
 /// A key's measurements in each tree, in sample order.
@@ -76,7 +77,7 @@ pub(crate) fn group(samples: &[WorkerResult]) -> Grouped<'_> {
                 Role::Baseline => &mut by_role.baseline,
                 Role::Current => &mut by_role.current,
             };
-            list.push(Measured { sample: s.sample, op, in_process: s.in_process.is_some() });
+            list.push(Measured { sample: s.sample, op, in_process: s.in_process.map(|p| p.batches_per_block) });
         }
     }
     for by_role in grouped.values_mut() {
@@ -279,7 +280,7 @@ mod tests {
             |samples| current_tl(samples).next().unwrap().in_process = None,
             |samples| {
                 samples.iter_mut().find(|s| s.implementation == "clone").unwrap().in_process =
-                    Some(InProcess { pid: 1, first: Role::Baseline })
+                    Some(InProcess { pid: 1, first: Role::Baseline, batches_per_block: 1 })
             },
         ];
         for tamper in tampers {

@@ -100,7 +100,7 @@ fn library_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failu
     Ok(path)
 }
 
-/// One `paired` process for the two slots of a sample; `first` opens every A B B A block.
+/// One `paired` process for the two slots of a sample; `first` opens every block.
 fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
     let seed = layout_seed(first.sample);
     let current_tree = PathBuf::from(&launch.trees.current.info.path);
