@@ -78,6 +78,41 @@ fn a_bad_line_gets_one_error_and_an_empty_line_and_the_rest_still_convert() {
     assert!(errors[2].contains("nesting deeper than 128"), "{}", errors[2]);
 }
 
+/// Malformed lines of every kind: each reader names line, byte offset and a reason, and a
+/// payload that is not an object is called that, whichever reader reads it.
+#[test]
+fn both_readers_place_every_error_and_name_a_payload_that_is_not_an_object() {
+    let lines: [(&[u8], Option<&str>); 10] = [
+        (br#"{"@type":"updateUserStatus","user_id":1,"status":{"@type":"userStatusOnline","expires":5}"#, None),
+        (b"garbage", Some("expected an object, found `g`")),
+        (b"[1,2,3]", Some("expected an object, found an array")),
+        (br#""just a string""#, Some("expected an object, found a string")),
+        (b"42", Some("expected an object, found a number")),
+        (br#"{"@type":"notAType"}"#, None),
+        // Inside an @type-tagged object serde_json itself gives no position.
+        (br#"{"@type":"updateUserStatus","user_id":"x"}"#, None),
+        (b"", None),
+        (br#"{"@type":"ok"}}"#, None),
+        (br#"{"user_id":1}"#, None),
+    ];
+    let input: Vec<u8> = lines.iter().flat_map(|(line, _)| line.iter().copied().chain([b'\n'])).collect();
+    for via in ["json-td", "json"] {
+        let output = run(&["--via", via], &input);
+        assert_eq!(output.status.code(), Some(1), "{via}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        let errors: Vec<&str> = stderr.lines().collect();
+        assert_eq!(errors.len(), lines.len(), "{via}: {stderr}");
+        for (n, (error, (_, reason))) in errors.iter().zip(&lines).enumerate() {
+            let prefix = format!("tdconvert: line {}: {via}: at byte ", n + 1);
+            assert!(error.starts_with(&prefix), "{via}: {error}");
+            if let Some(reason) = reason {
+                assert!(error.ends_with(reason), "{via}: {error}");
+            }
+        }
+        assert!(errors[6].starts_with(&format!("tdconvert: line 7: {via}: at byte 38: ")), "{via}: {}", errors[6]);
+    }
+}
+
 #[test]
 fn usage_errors_name_the_valid_codecs() {
     let output = run(&["--via", "protobuf"], b"");

@@ -41,9 +41,22 @@ pub(crate) fn json_error(codec: &'static str, bytes: &[u8], error: &serde_json::
         (Some(start), Some(end)) if start < end => format!("{} (not in the schema)", &text[start..end]).replace("variant", "@type"),
         _ => text.rsplit_once(" at line ").map_or(text.clone(), |(message, _)| message.to_string()),
     };
+    // serde_json cannot place an error inside an `@type`-tagged object (it buffers the object
+    // before it can choose the variant: line 0, "no position"), and calls a payload that is not
+    // an object a variant-identifier mismatch. The json-td reader, over the same bytes and the
+    // same schema, stops at the same place and names it: its offset fills the gap, and for a
+    // payload that is not an object, its reason too. Only on this error path.
+    let located = || tdbench_models::td_json::from_slice::<Object>(bytes).err();
+    let not_an_object = bytes.iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b'{');
+    if let Some(e) = located().filter(|_| not_an_object) {
+        return CodecError::at(codec, e.offset(), e.message());
+    }
     // Offset of the reported line's start plus the column; line 0 means "no position".
     match error.line() {
-        0 => CodecError::new(codec, message),
+        0 => match located() {
+            Some(e) => CodecError::at(codec, e.offset(), message),
+            None => CodecError::new(codec, message),
+        },
         line => {
             let line_start: usize = bytes.split(|&b| b == b'\n').take(line - 1).map(|l| l.len() + 1).sum();
             let offset = line_start + error.column().saturating_sub(1);
