@@ -58,6 +58,30 @@ fn synthetic_lanes_are_within_25_percent_of_what_tdlib_emits() {
     assert!(sizes("bytes-1k").iter().all(|&n| (1024..8192).contains(&n)));
 }
 
+/// corpus/README.md states the mix's own figures: each row must be what the file holds.
+#[test]
+fn the_mix_is_what_the_corpus_readme_says() {
+    let readme = std::fs::read_to_string(Corpus::default_dir().join("README.md")).unwrap();
+    let table = readme.split("| `@type` in the mix | payloads | median bytes |").nth(1).expect("the mix table");
+    let rows: Vec<Vec<&str>> =
+        table.lines().skip(2).take_while(|l| l.starts_with('|')).map(|l| l.trim_matches('|').split('|').map(str::trim).collect()).collect();
+    let corpus = corpus();
+    let mix: Vec<&Payload> = corpus.payloads.iter().filter(|p| p.file == "synthetic-mix.jsonl").collect();
+    let mut sizes: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for p in &mix {
+        sizes.entry(p.value.tl_name()).or_default().push(p.json.len());
+    }
+    assert_eq!(rows.len(), sizes.len(), "the table has {} types, the file {}: {sizes:?}", rows.len(), sizes.len());
+    for row in rows {
+        let (name, count, median): (&str, usize, f64) = (row[0], row[1].parse().unwrap(), row[2].parse().unwrap());
+        let mut found = sizes.get(name).unwrap_or_else(|| panic!("{name} is not in the mix")).clone();
+        found.sort();
+        let n = found.len();
+        let actual = if n % 2 == 1 { found[n / 2] as f64 } else { (found[n / 2 - 1] + found[n / 2]) as f64 / 2.0 };
+        assert_eq!((n, actual.round()), (count, median), "{name}: the file has {n} payloads, median {actual} B");
+    }
+}
+
 #[test]
 fn unknown_fields_of_every_shape_are_skipped_and_dropped_on_re_encode() {
     let expectations = synth::unknown_fields_expectations();
