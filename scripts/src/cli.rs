@@ -59,6 +59,10 @@ pub struct Options {
     /// threshold (80% power)
     #[arg(long)]
     pub strict: bool,
+    /// Leave the TDLib round trips out (by default a run that measures their lanes fetches
+    /// libtdjson when it is absent, with scripts/install-tdjson.sh)
+    #[arg(long)]
+    pub no_tdlib: bool,
     /// Time each tree's latency samples in processes of their own, as before in-process pairs
     /// (default: both trees' kernels in one process per sample, batches alternating, when both
     /// trees build the kernel library; TDLib round trips always have processes of their own)
@@ -128,6 +132,7 @@ impl Options {
             && !self.allow_format_change
             && !self.strict
             && !self.process_pairs
+            && !self.no_tdlib
             && self.calibrate.is_none()
     }
 

@@ -21,6 +21,9 @@ pub struct Plan {
     /// How baseline and current latency samples are paired.
     #[serde(default)]
     pub pairing: Pairing,
+    /// What the run left out that it would otherwise measure, and why (one line each).
+    #[serde(default)]
+    pub left_out: Vec<String>,
     /// Set only by `./run.sh --calibrate`: the slowdown this run plants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,

@@ -123,6 +123,9 @@ pub struct Provenance {
     /// How latency samples were paired.
     #[serde(default)]
     pub pairing: Pairing,
+    /// What the run left out and why.
+    #[serde(default)]
+    pub left_out: Vec<String>,
     pub merged_at_unix: u64,
 }
 

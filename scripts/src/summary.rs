@@ -70,16 +70,17 @@ pub fn text(results: &Results) -> String {
 /// What the latency gate could see, before anything else: how many comparisons could have
 /// caught a slowdown of 1%, 3% and 5% with 80% power.
 pub fn headline(results: &Results) -> String {
+    let left_out: String = results.provenance.left_out.iter().map(|why| format!("{why}\n")).collect();
     let (at_1, family) = results.gated_at(0.01);
     if family == 0 {
-        return String::new();
+        return left_out;
     }
     let (at_3, _) = results.gated_at(0.03);
     let (at_5, _) = results.gated_at(0.05);
     let pairing = &results.provenance.pairing.note;
     format!(
         "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
-         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n{}",
+         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n{}{left_out}",
         if pairing.is_empty() { String::new() } else { format!("{pairing}\n") }
     )
 }

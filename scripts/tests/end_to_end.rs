@@ -501,6 +501,55 @@ fn measure_both_times_tdlib_and_counts_the_rest() -> Outcome {
     Ok(())
 }
 
+/// pip pointed at a registry that cannot be reached, with no local wheels or cache to fall back on.
+const UNREACHABLE_REGISTRY: &[(&str, &str)] = &[
+    ("PIP_INDEX_URL", "http://127.0.0.1:9/simple"),
+    ("PIP_FIND_LINKS", ""),
+    ("PIP_NO_CACHE_DIR", "1"),
+    ("PIP_RETRIES", "0"),
+    ("PIP_TIMEOUT", "5"),
+];
+
+/// Without libtdjson and without a registry, a run of a TDLib lane goes on without the round
+/// trips and says so in its summary and results; `--no-tdlib` does the same without trying;
+/// asking for a round trip by name is refused with the reason.
+fn tdlib_left_out_says_why() -> Outcome {
+    let repo = repo()?;
+    let cache = repo.join(".cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let lane = ["--data", "bytes-64k", "--serializer", "all", "--confirm-rounds", "0"];
+    for (extra, env, why) in [(&[][..], UNREACHABLE_REGISTRY, "could not fetch"), (&["--no-tdlib"][..], &[][..], "--no-tdlib")] {
+        let output = run_in(&repo, &[TINY, &lane, extra].concat(), env)?;
+        ensure!(output.status.code() == Some(0), "{extra:?}: exit {:?}:\n{}", output.status.code(), stderr(&output));
+        let summary = String::from_utf8_lossy(&output.stdout).to_string();
+        ensure!(summary.contains("TDLib round trips") && summary.contains(why), "{extra:?}: the summary does not say why:\n{summary}");
+        let (_, results) = merge(&repo.join("build"))?;
+        let left_out = results["provenance"]["left_out"].to_string();
+        ensure!(left_out.contains(why), "{extra:?}: results say {left_out}");
+        let tdlib =
+            results["samples"].as_array().unwrap().iter().filter(|s| s["implementation"].as_str().unwrap().starts_with("tdlib")).count();
+        ensure!(tdlib == 0, "{extra:?}: {tdlib} TDLib samples");
+        ensure!(!cache.join("tdjson/libtdjson.so").exists(), "{extra:?}: a library appeared");
+    }
+    let output = run_in(&repo, &[TINY, &["--data", "bytes-64k", "--serializer", "tdlib-json", "--no-tdlib"]].concat(), &[])?;
+    ensure!(output.status.code() == Some(2) && stderr(&output).contains("--no-tdlib"), "{}", stderr(&output));
+    Ok(())
+}
+
+/// On a clean clone with the registry reachable, a TDLib lane runs the round trips with no
+/// other command: the run fetches libtdjson itself and says what it fetched.
+fn tdlib_is_fetched_when_absent() -> Outcome {
+    let repo = repo()?;
+    let _ = std::fs::remove_dir_all(repo.join(".cache"));
+    let output = run(&repo, &["--data", "bytes-64k", "--serializer", "tl,tdlib-json", "--confirm-rounds", "0"])?;
+    ensure!(output.status.code() == Some(0), "exit {:?}:\n{}", output.status.code(), stderr(&output));
+    ensure!(stderr(&output).contains("libtdjson: fetched") && stderr(&output).contains("python-telegram==2.0.0"), "{}", stderr(&output));
+    let (_, results) = merge(&repo.join("build"))?;
+    let tdlib = results["samples"].as_array().unwrap().iter().filter(|s| s["implementation"] == "tdlib-json").count();
+    ensure!(tdlib == 4, "{tdlib} tdlib-json samples (2 per tree)");
+    Ok(())
+}
+
 /// Whether a tool a scenario needs is here; without it the scenario is ignored with `reason`,
 /// unless `CI` is set, where its absence is a failure.
 fn needs(present: bool, reason: &'static str, test: fn() -> Outcome) -> impl FnOnce() -> Result<Completion, Failed> {
@@ -544,6 +593,8 @@ fn main() {
         Trial::test("a_current_tree_that_does_not_compile_is_named", a_current_tree_that_does_not_compile_is_named),
         Trial::test("a_dirty_baseline_worktree_is_refused_and_left_untouched", a_dirty_baseline_worktree_is_refused_and_left_untouched),
         Trial::test("publishing_is_explicit", publishing_is_explicit),
+        Trial::test("tdlib_left_out_says_why", tdlib_left_out_says_why),
+        Trial::test("tdlib_is_fetched_when_absent", tdlib_is_fetched_when_absent),
         Trial::ignorable_test(
             "measure_both_times_tdlib_and_counts_the_rest",
             needs(

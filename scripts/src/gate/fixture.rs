@@ -40,6 +40,7 @@ pub fn plan(measure: Measure) -> Plan {
         },
         // Timed, the codec's pairs share a process, the floor's do not: both kinds are covered.
         pairing: Pairing { in_process: if measure == Measure::Time { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
+        left_out: Vec::new(),
         calibration: None,
         slots: lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen),
     }

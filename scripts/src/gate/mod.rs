@@ -135,6 +135,7 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
             corpus_sha256: samples.first().map(|s| s.corpus.sha256.clone()).unwrap_or_default(),
             settings: plan.settings.clone(),
             pairing: plan.pairing.clone(),
+            left_out: plan.left_out.clone(),
             merged_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         },
         violations,

@@ -52,6 +52,12 @@ pub fn render(figures: &Figures) -> String {
         None => writeln!(out, "- baseline: none (`--no-baseline`)").unwrap(),
     }
     writeln!(out, "- date: {} (UTC)", super::chart::date(p.merged_at_unix)).unwrap();
+    if !p.pairing.note.is_empty() {
+        writeln!(out, "- {}", p.pairing.note).unwrap();
+    }
+    for why in &p.left_out {
+        writeln!(out, "- left out: {why}").unwrap();
+    }
     let s = &p.settings;
     writeln!(
         out,

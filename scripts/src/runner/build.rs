@@ -191,7 +191,7 @@ fn link_layout(tree: &Path, target: &Path, role: Role, seed: u32, linked: Linked
 }
 
 /// What a worker binary can measure (`worker --list`), asked in its tree.
-fn listed(worker: &Path, tree: &Path) -> Result<Catalog, Failure> {
+pub(super) fn listed(worker: &Path, tree: &Path) -> Result<Catalog, Failure> {
     let output = Command::new(worker)
         .arg("--list")
         .current_dir(tree)

@@ -11,6 +11,7 @@ mod calibrate;
 mod launch;
 mod lock;
 mod progress;
+mod tdlib;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -93,9 +94,10 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         &current_info.commit[..10],
         if current_info.dirty { " (uncommitted changes)" } else { "" }
     );
-    let current =
+    let mut current =
         build::build(current_info, root.join("target/tdbench-worker"), Role::Current, options.ci, options.wants_in_process_pairs())?;
-    let (lanes, implementations) = selection(&current.catalog, options)?;
+    tdlib::ensure(&root, &mut current, options)?;
+    let Selection { lanes, implementations, left_out } = selection(&current.catalog, options)?;
     let baseline = if options.no_baseline {
         None
     } else {
@@ -132,6 +134,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             strict: options.strict,
         },
         pairing: pairing.clone(),
+        left_out,
         calibration: None,
         slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], rounds, 0, Stage::Screen)).collect(),
     };
@@ -229,16 +232,18 @@ fn check_valgrind() -> Result<(), Failure> {
     }
 }
 
-/// The lanes and implementations asked for, checked against what the current worker knows.
-/// TDLib round trips need libtdjson and are timed only: without the library, or when only
-/// instructions are counted, they are left out with a line saying so; asked for by name, the
-/// run is refused instead, saying what would make it possible.
-fn selection(catalog: &Catalog, options: &Options) -> Result<(Vec<String>, Vec<String>), Failure> {
+/// The lanes and implementations asked for, checked against what the current worker knows,
+/// and what was left out and why. TDLib round trips need libtdjson and are timed only: without
+/// the library, under `--no-tdlib`, or when only instructions are counted, they are left out
+/// with a line saying so; asked for by name, the run is refused instead, saying what would make
+/// it possible.
+fn selection(catalog: &Catalog, options: &Options) -> Result<Selection, Failure> {
     let lanes = cli::select(cli::requested(&options.lanes), &catalog.lanes, "lane", "--data").map_err(environment)?;
     let asked = cli::requested(&options.implementations);
     let mut implementations = cli::select(asked.clone(), &catalog.names(), "implementation", "--serializer").map_err(environment)?;
     let timed_only = |name: &String| catalog.implementation(name).is_some_and(ImplementationInfo::timed_only);
     let why_not = match &catalog.tdlib {
+        _ if options.no_tdlib => Some("TDLib round trips left out: --no-tdlib".to_string()),
         Some(tdlib) if !tdlib.available => Some(format!("TDLib round trips cannot run: {}", tdlib.how_to_enable)),
         None => Some("TDLib round trips cannot run: this worker does not say where libtdjson is".into()),
         Some(_) if options.settings.measure == Measure::Instructions => {
@@ -246,16 +251,27 @@ fn selection(catalog: &Catalog, options: &Options) -> Result<(Vec<String>, Vec<S
         }
         Some(_) => None,
     };
+    let mut left_out = Vec::new();
     if let Some(why) = why_not {
         if asked.as_ref().is_some_and(|asked| asked.iter().any(timed_only)) {
             return Err(environment(why));
         }
-        if implementations.iter().any(timed_only) {
+        // Said only when a selected lane has round trips to leave out.
+        let measured_here = |name: &String| catalog.implementation(name).is_some_and(|i| i.lanes.iter().any(|l| lanes.contains(l)));
+        if implementations.iter().any(|name| timed_only(name) && measured_here(name)) {
             eprintln!("{why}");
-            implementations.retain(|name| !timed_only(name));
+            left_out.push(why);
         }
+        implementations.retain(|name| !timed_only(name));
     }
-    Ok((lanes, implementations))
+    Ok(Selection { lanes, implementations, left_out })
+}
+
+/// What a run measures, and what it left out that it would otherwise (one line each, why).
+struct Selection {
+    lanes: Vec<String>,
+    implementations: Vec<String>,
+    left_out: Vec<String>,
 }
 
 /// Which implementations time both trees in one process: every one but TDLib's round trips,
