@@ -201,13 +201,17 @@ fn a_baseline_without_the_kernel_library_falls_back_to_process_pairs() -> Outcom
     Ok(())
 }
 
+/// One commit built in two folders gives byte-identical binaries: the worker as built, and the
+/// kernel library as the A/A run's in-process pairs loaded it (layout 1).
 fn both_trees_build_byte_identical_workers() -> Outcome {
     good_run()?;
     let repo = repo()?;
-    let current = repo.join("target/tdbench-worker/layouts/worker-1");
-    let baseline = repo.join("baseline/tree/target/layouts/worker-1");
-    let (a, b) = (sha256(&current)?, sha256(&baseline)?);
-    ensure!(!a.is_empty() && a == b, "one commit built in two folders gave two workers: {a} and {b}");
+    for built in ["release/worker", "layouts/libtdbench_kernels.so-1"] {
+        let current = repo.join("target/tdbench-worker").join(built);
+        let baseline = repo.join("baseline/tree/target").join(built);
+        let (a, b) = (sha256(&current)?, sha256(&baseline)?);
+        ensure!(!a.is_empty() && a == b, "one commit built in two folders gave two {built}: {a} and {b}");
+    }
     Ok(())
 }
 
