@@ -33,14 +33,20 @@ pub struct Launch<'a> {
 /// in their tree (`--tree .`), with identical arguments but for `--role` (same allocation
 /// size), and print their result to standard output instead of taking an output path.
 fn launch_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failure> {
+    place(launch, format!("{seed:03}-{}", &role.as_str()[..1]), &launch.trees.worker(role, seed), true)
+}
+
+/// `source` at `workers/NAME` in the output folder, once per run: hard-linked when `link` and
+/// the file system allows, else copied.
+fn place(launch: &Launch, name: String, source: &Path, link: bool) -> Result<PathBuf, Failure> {
     let dir = launch.output.join("workers");
     std::fs::create_dir_all(&dir).map_err(|e| environment(e.to_string()))?;
-    let path = dir.join(format!("{seed:03}-{}", &role.as_str()[..1]));
+    let path = dir.join(name);
     if !path.exists() {
-        let source = launch.trees.worker(role, seed);
-        std::fs::hard_link(&source, &path)
-            .or_else(|_| std::fs::copy(&source, &path).map(|_| ()))
-            .map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
+        let linked = link && std::fs::hard_link(source, &path).is_ok();
+        if !linked {
+            std::fs::copy(source, &path).map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
+        }
     }
     Ok(path)
 }
@@ -90,14 +96,7 @@ fn job(slot: &Slot, launch: &Launch, tree: PathBuf) -> Job {
 /// A kernel library as the harness loads it: a copy at `workers/SEED-b.so` or `SEED-c.so`.
 /// A copy, not a link: the dynamic loader treats one file reached by two names as one library.
 fn library_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failure> {
-    let dir = launch.output.join("workers");
-    std::fs::create_dir_all(&dir).map_err(|e| environment(e.to_string()))?;
-    let path = dir.join(format!("{seed:03}-{}.so", &role.as_str()[..1]));
-    if !path.exists() {
-        let source = launch.trees.library(role, seed);
-        std::fs::copy(&source, &path).map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
-    }
-    Ok(path)
+    place(launch, format!("{seed:03}-{}.so", &role.as_str()[..1]), &launch.trees.library(role, seed), false)
 }
 
 /// One `paired` process for the two slots of a sample; `first` opens every block.
