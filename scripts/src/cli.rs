@@ -44,7 +44,19 @@ pub struct Options {
     /// comparison [default: 3; 1 under --measure instructions, whose counts do not vary]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Rounds re-run for comparisons the first pass finds slower (0 disables confirmation)
+    /// Looks the screen may take at a latency comparison, the first included: one neither
+    /// slower nor gated after a look gets --look-rounds more rounds, while its last look could
+    /// still gate it (1: no further looks)
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub looks: u32,
+    /// Rounds each further look adds
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub look_rounds: u32,
+    /// Seconds the further looks may take in all; when spent, what is undecided stays so
+    #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u32).range(0..=86400))]
+    pub look_seconds: u32,
+    /// Rounds re-run for comparisons the screen finds slower, at least; a screen that took
+    /// further looks gets as many rounds as it had (0 disables confirmation)
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub confirm_rounds: u32,
     /// The line the gate holds, in percent (above 0, at most 100): more instructions than that
@@ -128,6 +140,7 @@ impl Options {
             && self.settings == Settings::default()
             && self.rounds.is_none()
             && self.confirm_rounds == 8
+            && (self.looks, self.look_rounds, self.look_seconds) == (4, 4, 60)
             && self.threshold == 1.0
             && !self.allow_format_change
             && !self.strict

@@ -72,9 +72,19 @@ impl Plan {
         Some(if role == Role::Current { c.planted_percent } else { 0.0 })
     }
 
-    /// Samples per role in the screen: two per round.
+    /// The looks the screen may take, fixed before the first sample.
+    pub fn looks(&self) -> Looks {
+        Looks {
+            first: 2 * self.settings.rounds as usize,
+            step: 2 * self.settings.look_rounds as usize,
+            count: if self.settings.look_rounds == 0 { 1 } else { self.settings.looks.max(1) as usize },
+        }
+    }
+
+    /// Sample indices below this are the screen's (every look); confirmation samples start
+    /// here, whether or not a comparison took all its looks.
     pub fn screen_samples(&self) -> u32 {
-        2 * self.settings.rounds
+        self.looks().most() as u32
     }
 }
 
@@ -93,12 +103,52 @@ pub struct PlanSettings {
     #[serde(flatten)]
     pub worker: Settings,
     pub rounds: u32,
+    /// Rounds each further look of the screen adds to a comparison still undecided.
+    #[serde(default)]
+    pub look_rounds: u32,
+    /// Looks the screen may take, the first included (1: no extension).
+    #[serde(default = "one")]
+    pub looks: u32,
+    /// Seconds further looks may take in all, per run.
+    #[serde(default)]
+    pub look_seconds: u32,
     pub confirm_rounds: u32,
     pub threshold_percent: f64,
     pub allow_format_change: bool,
     /// Latency comparisons that could not have caught the threshold fail the run.
     #[serde(default)]
     pub strict: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The looks a comparison's screen may take, in pairs: `first` at the first look, `step` more
+/// at each of the others, `count` looks at most. Fixed by the plan before any sample exists, so
+/// the false-alarm budget can be spent over them in advance ([`crate::gate::stats::spend`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Looks {
+    pub first: usize,
+    pub step: usize,
+    pub count: usize,
+}
+
+impl Looks {
+    /// Pairs at look `look` (1-based).
+    pub fn pairs(&self, look: usize) -> usize {
+        self.first + self.step * (look.max(1) - 1)
+    }
+
+    /// Pairs at the last look.
+    pub fn most(&self) -> usize {
+        self.pairs(self.count)
+    }
+
+    /// The look `pairs` pairs reached: the last whose pairs they cover (1 at least).
+    pub fn reached(&self, pairs: usize) -> usize {
+        (1..=self.count).rev().find(|&look| self.pairs(look) <= pairs).unwrap_or(1)
+    }
 }
 
 /// One worker process.

@@ -66,8 +66,23 @@ fn repo() -> Result<PathBuf, Failed> {
     Ok(repo)
 }
 
-const TINY: &[&str] =
-    &["--duration", "20", "--warmup", "5", "--rounds", "1", "--confirm-rounds", "1", "--allocation-iterations", "40", "--ci"];
+/// One look: two pairs never gate, so further looks would add samples to every scenario
+/// (`undecided_comparisons_get_further_looks` turns them on).
+const TINY: &[&str] = &[
+    "--duration",
+    "20",
+    "--warmup",
+    "5",
+    "--rounds",
+    "1",
+    "--looks",
+    "1",
+    "--confirm-rounds",
+    "1",
+    "--allocation-iterations",
+    "40",
+    "--ci",
+];
 
 fn run_in(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Output, Failed> {
     let output = Command::new(env!("CARGO_BIN_EXE_run")).args(args).envs(env.iter().copied()).current_dir(repo).output()?;
@@ -198,6 +213,30 @@ fn a_baseline_without_the_kernel_library_falls_back_to_process_pairs() -> Outcom
     let samples = results["samples"].as_array().ok_or("no samples")?;
     ensure!(samples.len() == 4 && samples.iter().all(|s| s["in_process"].is_null()), "{samples:?}");
     ensure!(String::from_utf8_lossy(&output.stdout).contains("latency pairs: processes of their own"), "summary");
+    Ok(())
+}
+
+/// Two pairs can never gate a comparison, nor four; six can at a 50% threshold: so the screen
+/// takes all three looks the plan allows, one round each, and the gate takes the samples they
+/// add as its own.
+fn undecided_comparisons_get_further_looks() -> Outcome {
+    let repo = repo()?;
+    let output = run(&repo, &["--data", "status", "--serializer", "tl", "--looks", "3", "--look-rounds", "1", "--threshold", "50"])?;
+    ensure!(output.status.code() == Some(0), "exit {:?}", output.status.code());
+    ensure!(stderr(&output).contains("look 3 of 3 for status/tl"), "no third look");
+    let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo.join("build/plan.json"))?)?;
+    let screened = plan["slots"]
+        .as_array()
+        .ok_or("no slots")?
+        .iter()
+        .filter(|s| s["implementation"] == "tl" && s["role"] == "current" && s["stage"] == "screen")
+        .count();
+    ensure!(screened == 6, "{screened} screen samples of tl");
+    let (code, results) = merge(&repo.join("build"))?;
+    ensure!(code == 0 && violation_kinds(&results).is_empty(), "{:?}", violation_kinds(&results));
+    let latency: Vec<&serde_json::Value> =
+        results["comparisons"].as_array().ok_or("no comparisons")?.iter().filter(|c| c["metric"] == "latency").collect();
+    ensure!(!latency.is_empty() && latency.iter().all(|c| c["pairs"].as_u64() >= Some(6)), "{latency:?}");
     Ok(())
 }
 
@@ -583,6 +622,7 @@ fn main() {
             a_baseline_without_the_kernel_library_falls_back_to_process_pairs,
         ),
     ];
+    trials.push(Trial::test("undecided_comparisons_get_further_looks", undecided_comparisons_get_further_looks));
     trials.extend(merger_trials());
     trials.extend([
         Trial::test("unknown_names_are_refused_with_the_valid_ones", unknown_names_are_refused_with_the_valid_ones),

@@ -33,6 +33,9 @@ pub fn plan(measure: Measure) -> Plan {
             // 20 pairs: enough for the signed-rank test to reach the family's significance on
             // the screen alone.
             rounds: 10,
+            look_rounds: 0,
+            looks: 1,
+            look_seconds: 0,
             confirm_rounds: 0,
             threshold_percent: 1.0,
             allow_format_change: false,

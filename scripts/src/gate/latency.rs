@@ -1,30 +1,35 @@
-//! Latency, judged from pairs of adjacent processes (baseline and current, next to each other
-//! in the balanced order), as log-ratios of each process's fastest batch — computed here from
-//! the raw batches, never taken from a worker's summary — judged by the Wilcoxon signed-rank
-//! test with its Hodges–Lehmann estimate and interval ([`Paired`]): exact under the symmetric
-//! noise identical code gives, whatever its tails.
+//! Latency, judged from pairs of baseline and current — both trees' kernels timed in one
+//! process, or two processes next to each other in the balanced order — as log-ratios computed
+//! here from the raw batches, never taken from a worker's summary, and judged by the Wilcoxon
+//! signed-rank test with its Hodges–Lehmann estimate and interval ([`Paired`]): exact under the
+//! symmetric noise identical code gives, whatever its tails.
 //!
-//! One false-alarm budget covers the whole run, confirmation included: [`FAMILY_ALPHA`] (5%),
-//! half spent on verdicts from the first pass (the screen), half on confirmation, each
-//! Bonferroni-divided over its comparisons; a false alarm in the run is one of the two, so the
-//! run's chance of any is at most 5%. A comparison is a `regression` when its one-sided bound
+//! One false-alarm budget covers the whole run: [`FAMILY_ALPHA`] (5%), half for direct verdicts
+//! of the screen, half for confirmations, each Bonferroni-divided over its comparisons; a false
+//! alarm in the run is one of the two, so the run's chance of any is at most 5%.
+//!
+//! The screen is sequential. A comparison neither gated nor slower after its first look gets
+//! more pairs, look after look (their sizes fixed by the plan beforehand), while its last look
+//! could still gate it and the run's time for looks lasts; its share of the screen's budget is
+//! spent over those looks in advance ([`spend`]), so going on while undecided costs no false
+//! alarms. A comparison is a `regression` when its one-sided bound at its look's level
 //! excludes no change and its estimate is above half the threshold. One the screen finds slower
-//! by that rule at a nominal 5% is re-run with fresh samples and judged on those alone, so the
-//! selection does not bias it.
+//! by that rule at a nominal 5% is re-run on as many fresh pairs as its screen had (at least
+//! the confirmation rounds') and judged on those alone, so the selection does not bias it.
 //!
 //! Every comparison also states the slowdown it would have caught with 80% power (the whole
-//! procedure's power, screen and confirmation, from its own noise): at most the threshold, it
-//! is gated (`pass`); above, it is `not-gated` — it passes, with a warning, unless `--strict`.
-//! The floors (`clone`, `memcpy`, TDLib's empty call) are reported as `reference`, outside the
-//! family.
+//! procedure's power at the look it stopped at, screen and confirmation, from its own noise):
+//! at most the threshold, it is gated (`pass`); above, it is `not-gated` — it passes, with a
+//! warning, unless `--strict`. The floors (`clone`, `memcpy`, TDLib's empty call) are reported
+//! as `reference`, outside the family.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use tdbench_contract::{ImplementationKind, Metric, Operation, Stage, Verdict, WorkerResult};
 
-use super::stats::{Paired, Power, TRIM, detectable, signed_rank_critical, signed_rank_tail, student_t_cdf};
+use super::stats::{Paired, Power, TRIM, detectable, signed_rank_critical, signed_rank_tail, spend, student_t_cdf};
 use super::{ByRole, Grouped, Measured};
-use crate::plan::Plan;
+use crate::plan::{Looks, Plan};
 use crate::results::{Comparison, Key, Violation};
 
 /// Family-wise false-alarm budget of the whole latency gate, confirmation included.
@@ -111,28 +116,63 @@ fn slower(paired: &Paired, alpha: f64, threshold: f64) -> bool {
 }
 
 /// Whether the screen sends a comparison to confirmation: slower by the regression rule at a
-/// nominal level ([`SCREEN_P`]), but not on the screen's own share of the family's budget.
-fn flags(screen: &Paired, family: f64, threshold: f64) -> bool {
-    slower(screen, SCREEN_P, threshold) && !slower(screen, SCREEN_ALPHA / family, threshold)
+/// nominal level ([`SCREEN_P`]), but not at its look's own share of the family's budget (that
+/// is a regression already).
+fn flags(screen: &Paired, rules: &Rules) -> bool {
+    slower(screen, SCREEN_P, rules.threshold) && !slower(screen, rules.direct_alpha(screen.pairs), rules.threshold)
 }
 
 fn flagged(plan: &Plan, grouped: &Grouped) -> BTreeSet<Key> {
-    let threshold = plan.settings.threshold_percent / 100.0;
-    let family = family(plan, grouped);
+    let rules = Rules::of(plan, grouped, 0);
     let screen_samples = plan.screen_samples();
     grouped
         .iter()
         .filter(|(key, _)| !is_reference(plan, key))
         .filter_map(|(key, by_role)| {
             let screen = Paired::of_logs(&pairs(by_role, |k| k < screen_samples))?;
-            flags(&screen, family, threshold).then(|| key.clone())
+            flags(&screen, &rules).then(|| key.clone())
         })
         .collect()
 }
 
-/// The first pass over every latency comparison: which ones need confirmation.
-pub fn screen_flags(plan: &Plan, samples: &[WorkerResult]) -> BTreeSet<Key> {
-    flagged(plan, &super::group(samples))
+/// Where the screen stands after a look: what the runner confirms, and what it looks at again.
+#[derive(Debug, Default)]
+pub struct Screened {
+    /// Slower by the screen's nominal rule: to be confirmed on fresh pairs.
+    pub flagged: BTreeSet<Key>,
+    /// Neither a regression nor gated, with looks left that could gate it if its spread holds
+    /// (the others stop for futility): each with the log-slowdown its last look would detect.
+    pub undecided: BTreeMap<Key, f64>,
+}
+
+/// The screen over every latency comparison, on the samples so far.
+pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
+    let grouped = super::group(samples);
+    let flagged = flagged(plan, &grouped);
+    let rules = Rules::of(plan, &grouped, flagged.len());
+    let screen_samples = plan.screen_samples();
+    let undecided = grouped
+        .iter()
+        .filter(|(key, _)| !is_reference(plan, key) && !flagged.contains(*key))
+        .filter_map(|(key, by_role)| {
+            let screen = Paired::of_logs(&pairs(by_role, |k| k < screen_samples))?;
+            Some((key.clone(), worth_another_look(&screen, &rules)?))
+        })
+        .collect();
+    Screened { flagged, undecided }
+}
+
+/// Whether an unflagged comparison gets another look: it is neither a regression nor gated,
+/// has looks left, and its last look would gate it if its spread holds (if not, it stops: the
+/// futility rule). Gives the log-slowdown that last look would detect.
+fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<f64> {
+    let most = rules.looks.most();
+    if screen.pairs >= most || judge(screen.clone(), None, false, *rules).verdict != Verdict::NotGated {
+        return None;
+    }
+    let projected_error = screen.standard_error * (screen.pairs as f64 / most as f64).sqrt();
+    let projected = screen_detectable(most, projected_error, trimmed_df(most), rules, true);
+    (projected.exp() - 1.0 <= rules.threshold).then_some(projected)
 }
 
 /// What the verdict rules need to know of the run.
@@ -144,8 +184,35 @@ pub(crate) struct Rules {
     pub family: f64,
     /// Comparisons the screen flagged.
     pub flagged: f64,
-    /// Pairs a confirmation gets.
+    /// Fresh pairs a confirmation gets at least.
     pub confirm_pairs: usize,
+    /// The looks the screen may take.
+    pub looks: Looks,
+}
+
+impl Rules {
+    fn of(plan: &Plan, grouped: &Grouped, flagged: usize) -> Rules {
+        Rules {
+            threshold: plan.settings.threshold_percent / 100.0,
+            family: family(plan, grouped),
+            flagged: flagged as f64,
+            confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
+            looks: plan.looks(),
+        }
+    }
+
+    /// The one-sided level of a direct verdict at the look `pairs` pairs reached: that look's
+    /// share of the comparison's part of the screen's budget.
+    fn direct_alpha(&self, pairs: usize) -> f64 {
+        let looks: Vec<usize> = (1..=self.looks.count).map(|look| self.looks.pairs(look)).collect();
+        spend(SCREEN_ALPHA / self.family, &looks)[self.looks.reached(pairs) - 1]
+    }
+
+    /// Fresh pairs the confirmation of a screen of `screen_pairs` takes: as many as the screen
+    /// had, and at least `confirm_pairs` (none when confirmation is off).
+    pub fn confirm_pairs_after(&self, screen_pairs: usize) -> usize {
+        if self.confirm_pairs < 2 { 0 } else { self.confirm_pairs.max(screen_pairs) }
+    }
 }
 
 /// One comparison's verdict, the pairs and one-sided level it rests on, and the log-slowdown
@@ -200,6 +267,28 @@ fn trimmed_df(n: usize) -> f64 {
     (n as f64 - 2.0 * (TRIM * n as f64).floor() - 1.0).max(1.0)
 }
 
+/// The log-slowdown a screen of `pairs` pairs with this standard error catches with [`POWER`]:
+/// directly, at its look's level, or (`confirmable`: a flag will get its confirmation) by being
+/// flagged and then confirmed on fresh pairs with the same spread, one more comparison in the
+/// confirmation's family. A direct verdict is also slower at the flag's nominal level, and a
+/// confirmation is independent of the screen, so the chance is P(direct) + (P(flag) −
+/// P(direct)) · P(confirmed).
+fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, confirmable: bool) -> f64 {
+    let t = rules.threshold;
+    let direct = StagePower::new(pairs, standard_error, df, rules.direct_alpha(pairs), t);
+    let n = rules.confirm_pairs_after(pairs);
+    let later = (n >= 2 && confirmable).then(|| {
+        let se = standard_error * (pairs as f64 / n as f64).sqrt();
+        let flag = StagePower::new(pairs, standard_error, df, SCREEN_P, t);
+        (flag, StagePower::new(n, se, trimmed_df(n), CONFIRM_ALPHA / (rules.flagged + 1.0), t))
+    });
+    let power = |e: f64| {
+        let d = direct.at(e);
+        d + later.map_or(0.0, |(flag, confirm)| (flag.at(e) - d).max(0.0) * confirm.at(e))
+    };
+    detectable(power, POWER)
+}
+
 /// The verdict rules, apart from where the pairs come from.
 pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, rules: Rules) -> Judged {
     let t = rules.threshold;
@@ -213,24 +302,12 @@ pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, r
             (confirm, alpha, Stage::Confirm, regression, d)
         }
         _ => {
-            let alpha = SCREEN_ALPHA / rules.family;
-            let direct = StagePower::new(screen.pairs, screen.standard_error, screen.df, alpha, t);
-            // Caught later: flagged by the screen, then confirmed on fresh pairs with the same
-            // spread (one more comparison in the confirmation family). A comparison flagged
-            // with no confirmation samples has only the direct route.
-            let n = rules.confirm_pairs;
-            let later = (n >= 2 && !unconfirmed).then(|| {
-                let se = screen.spread() / (n as f64).sqrt();
-                let flag = StagePower::new(screen.pairs, screen.standard_error, screen.df, SCREEN_P, t);
-                (flag, StagePower::new(n, se, trimmed_df(n), CONFIRM_ALPHA / (rules.flagged + 1.0), t))
-            });
-            let power = |e: f64| {
-                let later = later.map_or(0.0, |(flag, confirm)| flag.at(e) * confirm.at(e));
-                1.0 - (1.0 - direct.at(e)) * (1.0 - later)
-            };
-            let d = detectable(power, POWER);
+            let alpha = rules.direct_alpha(screen.pairs);
+            let d = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
             let regression = slower(&screen, alpha, t);
-            (screen, alpha, Stage::Screen, regression, d)
+            // A look that cannot reject shows its interval at the comparison's whole share.
+            let shown = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
+            (screen, shown, Stage::Screen, regression, d)
         }
     };
     let verdict = if regression {
@@ -250,12 +327,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
         return (comparisons, violations);
     }
     let flagged = flagged(plan, grouped);
-    let rules = Rules {
-        threshold: plan.settings.threshold_percent / 100.0,
-        family: family(plan, grouped),
-        flagged: flagged.len() as f64,
-        confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
-    };
+    let rules = Rules::of(plan, grouped, flagged.len());
     let screen_samples = plan.screen_samples();
     for (key, by_role) in grouped {
         let Some(screen) = Paired::of_logs(&pairs(by_role, |k| k < screen_samples)) else { continue };
@@ -333,29 +405,47 @@ mod tests {
             (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
         }
 
+        fn logs(&mut self, n: usize, sd: f64, effect: f64) -> Vec<f64> {
+            (0..n).map(|_| effect + self.normal() * sd * if self.uniform() < 0.1 { 5.0 } else { 1.0 }).collect()
+        }
+
         fn pairs(&mut self, n: usize, sd: f64, effect: f64) -> Paired {
-            let logs: Vec<f64> = (0..n).map(|_| effect + self.normal() * sd * if self.uniform() < 0.1 { 5.0 } else { 1.0 }).collect();
-            Paired::of_logs(&logs).unwrap()
+            Paired::of_logs(&self.logs(n, sd, effect)).unwrap()
         }
     }
 
     const SCREEN_PAIRS: usize = 6;
     const CONFIRM_PAIRS: usize = 16;
+    /// One look only, as before the screen was sequential.
+    const ONE_LOOK: Looks = Looks { first: SCREEN_PAIRS, step: 0, count: 1 };
+    /// The default looks: 3 rounds, then 4 more at a time, four looks at most.
+    const LOOKS: Looks = Looks { first: SCREEN_PAIRS, step: 8, count: 4 };
 
     /// One synthetic run of `m` comparisons, the first slowed by `effect` (log), through the
-    /// whole procedure: screen, confirmation of what it flags, verdicts.
-    fn simulate(noise: &mut Noise, m: usize, sd: f64, effect: f64, threshold: f64) -> Vec<Judged> {
-        let screens: Vec<Paired> = (0..m).map(|i| noise.pairs(SCREEN_PAIRS, sd, if i == 0 { effect } else { 0.0 })).collect();
-        let flagged: Vec<bool> = screens.iter().map(|s| flags(s, m as f64, threshold)).collect();
-        let rules =
-            Rules { threshold, family: m as f64, flagged: flagged.iter().filter(|f| **f).count() as f64, confirm_pairs: CONFIRM_PAIRS };
-        screens
-            .iter()
-            .zip(&flagged)
+    /// whole procedure as the runner drives it: looks while undecided, confirmation of what the
+    /// screen flags on as many fresh pairs as it had, verdicts.
+    fn simulate(noise: &mut Noise, m: usize, sd: f64, effect: f64, threshold: f64, looks: Looks) -> Vec<Judged> {
+        let effect_of = |i: usize| if i == 0 { effect } else { 0.0 };
+        let mut logs: Vec<Vec<f64>> = (0..m).map(|i| noise.logs(looks.first, sd, effect_of(i))).collect();
+        let base = Rules { threshold, family: m as f64, flagged: 0.0, confirm_pairs: CONFIRM_PAIRS, looks };
+        let (flagged, rules) = loop {
+            let screens: Vec<Paired> = logs.iter().map(|l| Paired::of_logs(l).unwrap()).collect();
+            let flagged: Vec<bool> = screens.iter().map(|s| flags(s, &base)).collect();
+            let rules = Rules { flagged: flagged.iter().filter(|f| **f).count() as f64, ..base };
+            let again: Vec<usize> = (0..m).filter(|&i| !flagged[i] && worth_another_look(&screens[i], &rules).is_some()).collect();
+            if again.is_empty() {
+                break (flagged, rules);
+            }
+            for i in again {
+                let more = noise.logs(looks.step, sd, effect_of(i));
+                logs[i].extend(more);
+            }
+        };
+        logs.iter()
             .enumerate()
-            .map(|(i, (screen, &f))| {
-                let confirm = f.then(|| noise.pairs(CONFIRM_PAIRS, sd, if i == 0 { effect } else { 0.0 }));
-                judge(screen.clone(), confirm, f, rules)
+            .map(|(i, l)| {
+                let confirm = flagged[i].then(|| noise.pairs(rules.confirm_pairs_after(l.len()), sd, effect_of(i)));
+                judge(Paired::of_logs(l).unwrap(), confirm, flagged[i], rules)
             })
             .collect()
     }
@@ -389,13 +479,14 @@ mod tests {
 
     #[test]
     fn identical_code_raises_a_false_alarm_in_at_most_one_run_in_twenty() {
-        // 400 A/A runs of 40 comparisons, 3% per-pair noise with heavy tails.
+        // 400 A/A runs of 40 comparisons, 1% per-pair noise with heavy tails: at 1% threshold
+        // most comparisons take further looks, every one a chance of a false flag.
         let mut noise = Noise(11);
         let runs = 400;
         let mut by_stage = [0, 0];
         let alarms = (0..runs)
             .filter(|_| {
-                let run = simulate(&mut noise, 40, 0.03, 0.0, 0.01);
+                let run = simulate(&mut noise, 40, 0.01, 0.0, 0.01, LOOKS);
                 for j in run.iter().filter(|j| j.verdict == Verdict::Regression) {
                     by_stage[(j.stage == Stage::Confirm) as usize] += 1;
                 }
@@ -413,19 +504,72 @@ mod tests {
         // runs), planted exactly: the procedure must catch it about that often.
         for (seed, sd) in [(12, 0.004), (13, 0.01), (14, 0.02)] {
             let mut noise = Noise(seed);
-            let mut stated: Vec<f64> = (0..100).map(|_| simulate(&mut noise, 40, sd, 0.0, 0.01)[0].detectable).collect();
+            let mut stated: Vec<f64> = (0..100).map(|_| simulate(&mut noise, 40, sd, 0.0, 0.01, ONE_LOOK)[0].detectable).collect();
             stated.sort_by(f64::total_cmp);
             let effect = stated[50];
             let runs = 300;
-            let caught = (0..runs).filter(|_| simulate(&mut noise, 40, sd, effect, 0.01)[0].verdict == Verdict::Regression).count();
+            let caught =
+                (0..runs).filter(|_| simulate(&mut noise, 40, sd, effect, 0.01, ONE_LOOK)[0].verdict == Verdict::Regression).count();
             let rate = caught as f64 / runs as f64;
             eprintln!("noise {sd}: stated {:.2}% detectable at 80%, caught in {rate:.2} of runs", (effect.exp() - 1.0) * 100.0);
             assert!((0.65..=0.95).contains(&rate), "noise {sd}: stated {:.2}%, caught {rate:.2}", (effect.exp() - 1.0) * 100.0);
         }
     }
 
+    #[test]
+    fn further_looks_gate_what_one_look_cannot_and_catch_it() {
+        // Per-pair noise against a 3% threshold that six pairs rarely gate; looks up to 30
+        // pairs mostly do, and a planted 3% is then caught about as often as gated ones
+        // promise (80%) — not more often than the share gated allows.
+        let threshold = 0.03;
+        for (seed, sd) in [(21, 0.025), (23, 0.02)] {
+            let gated = |looks: Looks| {
+                let mut noise = Noise(seed);
+                (0..100).filter(|_| simulate(&mut noise, 40, sd, 0.0, threshold, looks)[0].verdict == Verdict::Pass).count()
+            };
+            let (one, more) = (gated(ONE_LOOK), gated(LOOKS));
+            let mut noise = Noise(seed + 100);
+            let runs = 200;
+            let planted = 1.03f64.ln();
+            let caught =
+                (0..runs).filter(|_| simulate(&mut noise, 40, sd, planted, threshold, LOOKS)[0].verdict == Verdict::Regression).count();
+            eprintln!(
+                "noise {sd}: gated at 3% in 100 A/A runs: {one} with one look, {more} with four; planted 3% caught in {caught} of {runs}"
+            );
+            assert!(more >= 70 && more >= one + 40, "one look {one}, four {more}");
+            let promised = 0.8 * more as f64 / 100.0;
+            assert!(caught as f64 >= (promised - 0.1) * runs as f64, "caught {caught} of {runs}, gated {more} of 100");
+        }
+    }
+
+    #[test]
+    fn a_later_look_judges_at_its_own_share_of_the_budget() {
+        let rules = Rules { looks: LOOKS, ..rules() };
+        let shares: Vec<f64> = (1..=4).map(|look| rules.direct_alpha(LOOKS.pairs(look))).collect();
+        assert_eq!(shares[0], 0.0, "six pairs cannot reach 2.5% of 40");
+        assert!((shares.iter().sum::<f64>() - SCREEN_ALPHA / 40.0).abs() < 1e-15);
+        // Between looks: the look reached.
+        assert_eq!(rules.direct_alpha(20), shares[1]);
+        // Thirty pairs all at +5%: a regression of the screen on its own, at the last look.
+        let j = judge(Noise(31).pairs(30, 0.002, 0.05), None, false, rules);
+        assert_eq!((j.stage, j.verdict, j.alpha), (Stage::Screen, Verdict::Regression, shares[3]));
+    }
+
+    #[test]
+    fn a_comparison_that_no_look_could_gate_stops_for_futility() {
+        let rules = Rules { looks: LOOKS, ..rules() };
+        // 20% per-pair noise: not even 30 pairs would gate 1%.
+        assert_eq!(worth_another_look(&Noise(41).pairs(SCREEN_PAIRS, 0.2, 0.0), &rules), None);
+        // 0.6%: undecided after six pairs, worth more.
+        let undecided = Noise(42).pairs(SCREEN_PAIRS, 0.006, 0.0);
+        assert_eq!(judge(undecided.clone(), None, false, rules).verdict, Verdict::NotGated);
+        assert!(worth_another_look(&undecided, &rules).is_some());
+        // Quiet: gated at once, no more looks.
+        assert_eq!(worth_another_look(&Noise(43).pairs(SCREEN_PAIRS, 0.0005, 0.0), &rules), None);
+    }
+
     fn rules() -> Rules {
-        Rules { threshold: 0.01, family: 40.0, flagged: 1.0, confirm_pairs: CONFIRM_PAIRS }
+        Rules { threshold: 0.01, family: 40.0, flagged: 1.0, confirm_pairs: CONFIRM_PAIRS, looks: ONE_LOOK }
     }
 
     #[test]
@@ -452,7 +596,8 @@ mod tests {
 
     #[test]
     fn a_clear_slowdown_on_enough_pairs_fails_on_the_screen() {
-        let j = judge(Noise(3).pairs(20, 0.002, 0.10), None, false, rules());
+        let rules = Rules { looks: Looks { first: 20, step: 0, count: 1 }, ..rules() };
+        let j = judge(Noise(3).pairs(20, 0.002, 0.10), None, false, rules);
         assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::Regression));
     }
 

@@ -32,7 +32,7 @@ use crate::plan::Plan;
 use crate::results::{Comparison, Key, Provenance, RESULTS_SCHEMA_VERSION, Results, Violation};
 
 pub use integrity::load_samples;
-pub use latency::{FAMILY_ALPHA, SCREEN_P, screen_flags};
+pub use latency::{FAMILY_ALPHA, SCREEN_P, Screened, screen};
 
 /// One process's figures for one operation.
 #[derive(Clone, Copy)]

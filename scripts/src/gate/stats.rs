@@ -159,6 +159,30 @@ pub fn signed_rank_critical(n: usize, alpha: f64) -> Option<usize> {
     Some(high)
 }
 
+/// Spends a one-sided level `alpha` over looks at `pairs[j]` pairs (increasing): the level each
+/// look's signed-rank test is held to, summing to at most `alpha`. However the looks are reached
+/// — a comparison goes on only while undecided — a false alarm needs some look to reject at its
+/// own level, so the chance of one is at most the sum (Bonferroni over looks: it ignores how
+/// alike looks on shared pairs are, which only makes it safer). Each look gets a share in
+/// proportion to its pairs, so later, better-informed looks get more; a look whose pairs could
+/// not reach its share even all positive (2^-n above it) gets none, and the others share it.
+pub fn spend(alpha: f64, pairs: &[usize]) -> Vec<f64> {
+    let mut usable: Vec<bool> = vec![true; pairs.len()];
+    loop {
+        let total: f64 = pairs.iter().zip(&usable).filter(|(_, u)| **u).map(|(n, _)| *n as f64).sum();
+        let share = |j: usize| if usable[j] && total > 0.0 { alpha * pairs[j] as f64 / total } else { 0.0 };
+        let shares: Vec<f64> = (0..pairs.len()).map(share).collect();
+        // Dropping a look only raises the others' shares, so this ends within `pairs.len()` rounds.
+        let dropped: Vec<usize> = (0..pairs.len()).filter(|&j| usable[j] && signed_rank_critical(pairs[j], shares[j]).is_none()).collect();
+        if dropped.is_empty() {
+            return shares;
+        }
+        for j in dropped {
+            usable[j] = false;
+        }
+    }
+}
+
 fn normal_cdf(z: f64) -> f64 {
     // Through Student's t with very many degrees of freedom: one implementation of the tails.
     student_t_cdf(z, 1e7)
@@ -342,6 +366,21 @@ mod tests {
         let wild = Paired::of_logs(&logs).unwrap();
         assert!(wild.mean - calm.mean < 0.005, "estimate {} → {}", calm.mean, wild.mean);
         assert!(wild.standard_error < 3.0 * calm.standard_error, "{} vs {}", wild.standard_error, calm.standard_error);
+    }
+
+    #[test]
+    fn spending_never_exceeds_the_budget_and_skips_looks_that_cannot_reject() {
+        // Six pairs cannot reach 0.002 (2^-6 = 0.016): that look gets nothing.
+        let shares = spend(0.002, &[6, 14, 22, 30]);
+        assert_eq!(shares[0], 0.0);
+        assert!((shares.iter().sum::<f64>() - 0.002).abs() < 1e-15);
+        assert!(shares[1] < shares[2] && shares[2] < shares[3], "{shares:?}");
+        for (n, share) in [14, 22, 30].iter().zip(&shares[1..]) {
+            assert!(signed_rank_critical(*n, *share).is_some(), "{n} pairs at {share}");
+        }
+        // One look: all of it; no look can reject: nothing spent.
+        assert!((spend(0.05, &[6])[0] - 0.05).abs() < 1e-15);
+        assert_eq!(spend(1e-6, &[6, 10]), vec![0.0, 0.0]);
     }
 
     #[test]

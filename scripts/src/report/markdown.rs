@@ -61,12 +61,22 @@ pub fn render(figures: &Figures) -> String {
     let s = &p.settings;
     writeln!(
         out,
-        "- settings: {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs per comparison), {} confirmation rounds, \
+        "- settings: {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs per comparison){}, {} confirmation rounds, \
          {} operations per allocation pass, threshold {}%\n",
         s.worker.duration_ms,
         s.worker.warmup_ms,
         s.rounds,
         2 * s.rounds,
+        if s.looks > 1 {
+            format!(
+                ", up to {} more looks of {} rounds for what is undecided (at most {} s in all)",
+                s.looks - 1,
+                s.look_rounds,
+                s.look_seconds
+            )
+        } else {
+            String::new()
+        },
         s.confirm_rounds,
         s.worker.allocation_iterations,
         s.threshold_percent

@@ -61,16 +61,35 @@ impl Trees {
             slots.iter().filter(|s| in_process(&s.implementation) == paired).map(|s| layout_seed(s.sample)).collect()
         };
         let (workers, libraries) = (seeds(false), seeds(true));
-        eprintln!("linking {} worker and {} kernel-library code layout(s) per tree…", workers.len(), libraries.len());
+        let wanted: Vec<(u32, Linked)> =
+            workers.iter().map(|&s| (s, Linked::Worker)).chain(libraries.iter().map(|&s| (s, Linked::Kernels))).collect();
+        // Layouts linked earlier in this invocation are reused, not relinked.
+        let new: Vec<(u32, Linked)> =
+            wanted.into_iter().filter(|(seed, linked)| !self.linked.borrow().contains(&(Role::Current, *seed, *linked))).collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let count = |kind: Linked| new.iter().filter(|(_, linked)| *linked == kind).count();
+        eprintln!("linking {} worker and {} kernel-library code layout(s) per tree…", count(Linked::Worker), count(Linked::Kernels));
+        // Each tree links in a thread of its own: two target folders, two cargo locks, and
+        // nothing is being measured meanwhile (linking is most of what a further look costs).
+        let links: Vec<Result<(), Failure>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = self
+                .roles()
+                .into_iter()
+                .map(|role| {
+                    let (built, new) = (self.get(role), &new);
+                    scope.spawn(move || {
+                        let tree = Path::new(&built.info.path);
+                        new.iter().try_for_each(|&(seed, linked)| link_layout(tree, &built.target, role, seed, linked))
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(environment("a linking thread panicked")))).collect()
+        });
+        links.into_iter().collect::<Result<(), Failure>>()?;
         for role in self.roles() {
-            let built = self.get(role);
-            let tree = Path::new(&built.info.path);
-            let wanted = workers.iter().map(|&s| (s, Linked::Worker)).chain(libraries.iter().map(|&s| (s, Linked::Kernels)));
-            for (seed, linked) in wanted {
-                if self.linked.borrow_mut().insert((role, seed, linked)) {
-                    link_layout(tree, &built.target, role, seed, linked)?;
-                }
-            }
+            self.linked.borrow_mut().extend(new.iter().map(|&(seed, linked)| (role, seed, linked)));
         }
         Ok(())
     }

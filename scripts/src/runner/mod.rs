@@ -13,16 +13,18 @@ mod lock;
 mod progress;
 mod tdlib;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tdbench_contract::{Catalog, ImplementationInfo, Measure, Role, Stage};
 use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
+use crate::gate::Screened;
 use crate::plan::{self, Pairing, Plan, PlanSettings};
 use crate::results::Results;
 use build::Trees;
@@ -128,6 +130,9 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         settings: PlanSettings {
             worker: options.settings.clone(),
             rounds,
+            look_rounds: options.look_rounds,
+            looks: options.looks,
+            look_seconds: options.look_seconds,
             confirm_rounds: options.confirm_rounds,
             threshold_percent: options.threshold,
             allow_format_change: options.allow_format_change,
@@ -176,46 +181,17 @@ impl Session<'_> {
     /// finds slower, the merge; `results.json` written, the `INCOMPLETE` marker removed.
     pub fn measure(&self, mut plan: Plan, output: &Path) -> Result<Results, Failure> {
         let trees = self.trees;
-        let rounds = plan.settings.rounds;
-        let confirm_rounds = plan.settings.confirm_rounds;
         plan.nonce = nonce();
         clear_previous_run(output)?;
         std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
             .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
         write_plan(output, &plan)?;
-        let tdjson = trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
-        trees.link_layouts(&plan.slots, |i| plan.in_process(i))?;
-        {
-            let launch = Launch { plan: &plan, trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson: tdjson.clone() };
-            launch::run_slots(&plan.slots, &launch, self.ci)?;
-        }
+        self.run_slots(&plan, output, &plan.slots)?;
 
-        // Instruction counts do not vary between processes: nothing to confirm.
-        if trees.baseline.is_some() && confirm_rounds > 0 && plan.settings.worker.measure != Measure::Instructions {
-            let (samples, _) = crate::gate::load_samples(output, &plan);
-            let flagged = crate::gate::screen_flags(&plan, &samples);
-            let mut groups: Vec<(String, String)> = flagged.iter().map(|k| (k.lane.clone(), k.implementation.clone())).collect();
-            groups.dedup();
-            if !groups.is_empty() {
-                eprintln!(
-                    "confirming {} comparison(s) the first pass found slower: {}",
-                    flagged.len(),
-                    flagged.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
-                );
-                let first = 2 * rounds;
-                let mut added = Vec::new();
-                for (lane, implementation) in &groups {
-                    let entry: Vec<plan::Entry> =
-                        self.entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
-                    added.extend(plan::lane_slots(lane, &entry, confirm_rounds, first, Stage::Confirm));
-                }
-                plan.slots.extend(added.iter().cloned());
-                write_plan(output, &plan)?;
-                // Fresh layouts: the confirmation must not inherit the screen's layout draws.
-                trees.link_layouts(&added, |i| plan.in_process(i))?;
-                let launch = Launch { plan: &plan, trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson };
-                launch::run_slots(&added, &launch, self.ci)?;
-            }
+        // Instruction counts do not vary between processes: nothing to look at again or confirm.
+        if trees.baseline.is_some() && plan.settings.worker.measure != Measure::Instructions {
+            let screened = self.look_again(&mut plan, output)?;
+            self.confirm(&mut plan, output, &screened)?;
         }
 
         let results = crate::gate::merge(output).map_err(environment)?;
@@ -223,6 +199,109 @@ impl Session<'_> {
         let _ = std::fs::remove_file(output.join("INCOMPLETE"));
         Ok(results)
     }
+}
+
+impl Session<'_> {
+    /// The screen's further looks: while comparisons are undecided (neither slower nor gated,
+    /// with a look left that could gate them), each (lane, implementation) holding one gets
+    /// `look_rounds` more rounds — the most promising first — until none is left or the
+    /// run's time for looks is spent. Gives where the screen stands at the end.
+    fn look_again(&self, plan: &mut Plan, output: &Path) -> Result<Screened, Failure> {
+        let looks = plan.looks();
+        let budget = Duration::from_secs(plan.settings.look_seconds.into());
+        let started = Instant::now();
+        loop {
+            let (samples, _) = crate::gate::load_samples(output, plan);
+            let screened = crate::gate::screen(plan, &samples);
+            let flagged: BTreeSet<Group> = screened.flagged.iter().map(group_of).collect();
+            // Each group once, at its most promising comparison's projected detectable change.
+            let mut waiting: Vec<(f64, Group)> = Vec::new();
+            for (key, projected) in &screened.undecided {
+                let group = group_of(key);
+                if !flagged.contains(&group) && !waiting.iter().any(|(_, g)| *g == group) {
+                    waiting.push((*projected, group));
+                }
+            }
+            if waiting.is_empty() || looks.step == 0 {
+                return Ok(screened);
+            }
+            waiting.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut added = Vec::new();
+            for (_, (lane, implementation)) in &waiting {
+                if started.elapsed() >= budget {
+                    break;
+                }
+                let first = plan
+                    .slots
+                    .iter()
+                    .filter(|s| s.stage == Stage::Screen && s.lane == *lane && s.implementation == *implementation)
+                    .map(|s| s.sample + 1)
+                    .max()
+                    .unwrap_or(0);
+                let entry: Vec<plan::Entry> = self.entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
+                let slots = plan::lane_slots(lane, &entry, plan.settings.look_rounds, first, Stage::Screen);
+                let look = looks.reached(first as usize + 2 * plan.settings.look_rounds as usize);
+                eprintln!("look {look} of {} for {lane}/{implementation}: still undecided", looks.count);
+                plan.slots.extend(slots.iter().cloned());
+                write_plan(output, plan)?;
+                self.run_slots(plan, output, &slots)?;
+                added.extend(slots);
+            }
+            if added.is_empty() {
+                let left = screened.undecided.len();
+                eprintln!("time for further looks ({} s) spent: {left} comparison(s) left undecided", budget.as_secs());
+                return Ok(screened);
+            }
+        }
+    }
+
+    /// Runs the confirmation of what the screen flagged: fresh samples, as many as its screen
+    /// had and at least the confirmation rounds', judged on their own.
+    fn confirm(&self, plan: &mut Plan, output: &Path, screened: &Screened) -> Result<(), Failure> {
+        let confirm_rounds = plan.settings.confirm_rounds;
+        if screened.flagged.is_empty() || confirm_rounds == 0 {
+            return Ok(());
+        }
+        eprintln!(
+            "confirming {} comparison(s) the first pass found slower: {}",
+            screened.flagged.len(),
+            screened.flagged.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        let first = plan.screen_samples();
+        let mut groups: Vec<Group> = screened.flagged.iter().map(group_of).collect();
+        groups.dedup();
+        let mut added = Vec::new();
+        for (lane, implementation) in &groups {
+            let screen_rounds = plan
+                .slots
+                .iter()
+                .filter(|s| s.stage == Stage::Screen && s.lane == *lane && s.implementation == *implementation)
+                .map(|s| s.sample / 2 + 1)
+                .max()
+                .unwrap_or(0);
+            let entry: Vec<plan::Entry> = self.entries[lane].iter().filter(|e| &e.implementation == implementation).cloned().collect();
+            added.extend(plan::lane_slots(lane, &entry, confirm_rounds.max(screen_rounds), first, Stage::Confirm));
+        }
+        plan.slots.extend(added.iter().cloned());
+        write_plan(output, plan)?;
+        self.run_slots(plan, output, &added)
+    }
+
+    /// Starts `slots` (already in the plan written to `output`), each with a layout of its own:
+    /// a look or a confirmation must not inherit an earlier one's layout draws.
+    fn run_slots(&self, plan: &Plan, output: &Path, slots: &[plan::Slot]) -> Result<(), Failure> {
+        self.trees.link_layouts(slots, |i| plan.in_process(i))?;
+        let tdjson = self.trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
+        let launch = Launch { plan, trees: self.trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson };
+        launch::run_slots(slots, &launch, self.ci)
+    }
+}
+
+/// A lane and an implementation: what one worker process measures, every operation of it.
+type Group = (String, String);
+
+fn group_of(key: &crate::results::Key) -> Group {
+    (key.lane.clone(), key.implementation.clone())
 }
 
 fn check_valgrind() -> Result<(), Failure> {
