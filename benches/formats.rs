@@ -29,7 +29,7 @@ fn formats(c: &mut Criterion) {
         // process: TDLib round trips are measured by `./run.sh` only, one process each.
         for implementation in registry::implementations().into_iter().filter(|i| !i.needs_tdlib()) {
             for kernel in kernels(implementation, &payloads, None).expect("kernels of a validated lane") {
-                let (_, bytes_per_payload) = proof(&kernel);
+                let bytes_per_payload = proof(&kernel).encoded_bytes;
                 group.throughput(Throughput::Bytes((bytes_per_payload * kernel.len() as f64) as u64));
                 let (mut cursor, mut buffer) = (0, Vec::new());
                 // One iteration: every payload of the lane once.

@@ -18,6 +18,7 @@ fn main() {
         ("serde_impls.rs", &generated.serde),
         ("tl_impls.rs", &generated.tl),
         ("td_json_impls.rs", &generated.td_json),
+        ("validated_impls.rs", &generated.validated),
         ("proto_impls.rs", &proto),
         ("td_api.proto", &proto_file),
     ] {

@@ -14,6 +14,12 @@ pub trait Codec: Send + Sync {
         false
     }
 
+    /// Whether its encoding is TDLib's exact bytes (every TDLib JSON codec's but one that, like
+    /// the bindings it models, writes members in another order TDLib also reads).
+    fn writes_tdlib_bytes(&self) -> bool {
+        self.is_tdlib_json()
+    }
+
     /// Appends the encoding of `value` to `out`. Callers pass a cleared, reused buffer: a fresh
     /// `Vec` per call measures the allocator's growth policy, not the format.
     fn encode(&self, value: &Object, out: &mut Vec<u8>) -> Result<(), CodecError>;

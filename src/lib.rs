@@ -11,6 +11,7 @@ pub mod codec;
 pub mod codecs;
 pub mod corpus;
 pub mod registry;
+pub mod sizes;
 pub mod tdlib;
 pub mod validate;
 pub mod worker;

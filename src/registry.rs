@@ -5,10 +5,11 @@
 use tdbench_contract::{ImplementationKind, Operation};
 
 use crate::Codec;
-use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
+use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, json_value::JsonValue, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
 
-/// The codecs: `json` (the path being argued about) first, then the project's own TDLib JSON.
-pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &Protobuf, &MsgPack, &Tl, &Bincode];
+/// The codecs: `json` (the path being argued about) first, then the project's own TDLib JSON,
+/// then TDLib JSON the way the Rust bindings read it (through a `serde_json::Value`).
+pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &JsonValue, &Protobuf, &MsgPack, &Tl, &Bincode];
 
 /// Reference operations that are not formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,17 +17,21 @@ pub enum Floor {
     /// Deep clone of the decoded value: the allocation floor of a decoder that owns its strings
     /// (it cannot allocate less without borrowing from the input). Shown as a decode.
     Clone,
+    /// The same clone checking every string as UTF-8 on the way: the least an owned decode of
+    /// untrusted bytes must do (same allocations, more work). Shown as a decode.
+    ValidatedClone,
     /// Copying the payload's TDLib JSON bytes into a reused buffer: the bandwidth floor of an
     /// encoder. Shown as an encode.
     Memcpy,
 }
 
 impl Floor {
-    pub const ALL: [Floor; 2] = [Floor::Clone, Floor::Memcpy];
+    pub const ALL: [Floor; 3] = [Floor::Clone, Floor::ValidatedClone, Floor::Memcpy];
 
     pub fn name(self) -> &'static str {
         match self {
             Floor::Clone => "clone",
+            Floor::ValidatedClone => "validated-clone",
             Floor::Memcpy => "memcpy",
         }
     }
@@ -35,7 +40,7 @@ impl Floor {
 /// TDLib itself in the loop: a request encoded by one of our TDLib JSON codecs goes through
 /// `td_send`, TDLib's parser, an echo method, TDLib's serializer and `td_receive`, and the
 /// answer is decoded by the same codec. Each codec on our side is its own implementation.
-pub const TDLIB: &[(&str, &dyn Codec)] = &[("tdlib-json", &Json), ("tdlib-json-td", &JsonTd)];
+pub const TDLIB: &[(&str, &dyn Codec)] = &[("tdlib-json", &Json), ("tdlib-json-td", &JsonTd), ("tdlib-json-value", &JsonValue)];
 
 /// The lanes TDLib has an echo method for (`testCallString` and so on).
 pub const TDLIB_LANES: &[&str] = &["string-1k", "string-64k", "bytes-1k", "bytes-64k", "vector-int", "vector-object"];
@@ -83,7 +88,7 @@ impl Implementation {
     pub fn operations(&self) -> Vec<Operation> {
         match self {
             Implementation::Codec(_) => vec![Operation::Encode, Operation::Decode],
-            Implementation::Floor(Floor::Clone) => vec![Operation::Decode],
+            Implementation::Floor(Floor::Clone | Floor::ValidatedClone) => vec![Operation::Decode],
             Implementation::Floor(Floor::Memcpy) => vec![Operation::Encode],
             Implementation::Tdlib { .. } => vec![Operation::RoundTrip, Operation::EmptyCall],
         }

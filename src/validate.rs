@@ -49,7 +49,7 @@ pub fn validate_payload(payload: &Payload) -> Vec<Failure> {
             fail(name, format!("does not encode: {e}"));
             continue;
         }
-        if codec.is_tdlib_json() && payload.role.canonical {
+        if codec.writes_tdlib_bytes() && payload.role.canonical {
             let expected = strip_client_envelope(&payload.json);
             if buffer != *expected {
                 fail(name, format!("re-encoding differs from TDLib's bytes: {}", first_difference(&expected, &buffer)));

@@ -22,7 +22,13 @@ fn tdlib_echoes_our_bytes(td: &Tdjson) -> Result<(), Failed> {
         for codec in tdlib_json_codecs() {
             let mut ours = Vec::new();
             codec.encode(&payload.value, &mut ours)?;
-            if answer != ours {
+            // A codec writing members in another order must at least be read back by TDLib's
+            // own reader form: the reference codec reads it as the same value.
+            if !codec.writes_tdlib_bytes() {
+                if tdbench::Codec::decode(&tdbench::codecs::json::Json, &ours)? != payload.value {
+                    return Err(format!("{}: {} writes another value", payload.location(), codec.name()).into());
+                }
+            } else if answer != ours {
                 return Err(format!(
                     "{}: {}: TDLib wrote\n{}\nwe wrote\n{}",
                     payload.location(),

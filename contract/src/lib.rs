@@ -20,4 +20,6 @@ mod result;
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
 pub use job::{Job, PairedJob, Settings};
-pub use result::{BatchStats, CorpusSummary, InProcess, Machine, OperationResult, PairedResult, Proof, SCHEMA_VERSION, Tree, WorkerResult};
+pub use result::{
+    BatchStats, Compressed, CorpusSummary, InProcess, Machine, OperationResult, PairedResult, Proof, SCHEMA_VERSION, Tree, WorkerResult,
+};

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::enums::Operation;
-use crate::result::{CorpusSummary, Proof};
+use crate::result::{Compressed, CorpusSummary, Proof};
 
 /// Bumped on any change to the symbols below or to the JSON they exchange.
 pub const VERSION: u32 = 1;
@@ -65,4 +65,7 @@ pub struct KernelInfo {
     pub cycle: u64,
     pub proof: Proof,
     pub encoded_bytes: f64,
+    /// For an encode: its compressed sizes (a library older than them leaves them out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Compressed>,
 }

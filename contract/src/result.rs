@@ -102,6 +102,18 @@ pub struct OperationResult {
     pub bytes_per_op: f64,
     /// Under `--measure instructions` or `both`: instructions per operation of the measured loop.
     pub instructions_per_op: Option<f64>,
+    /// For an encode: mean bytes per payload of its encoding compressed on its own (what a
+    /// compressed message would carry). Absent from decodes and from workers older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Compressed>,
+}
+
+/// Mean compressed bytes per payload: gzip at level 6 (MTProto's `gzip_packed`) and zstd at
+/// level 3, each payload's encoding compressed alone.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Compressed {
+    pub gzip_bytes: f64,
+    pub zstd_bytes: f64,
 }
 
 /// What the worker did, checkable without trusting it: SHA-256 over every payload's output

@@ -48,8 +48,8 @@ fn open(opening: &str) -> Result<Session, String> {
         kernels: kernels
             .iter()
             .map(|k| {
-                let (proof, encoded_bytes) = worker::proof(k);
-                KernelInfo { operation: k.operation(), cycle: k.len() as u64, proof, encoded_bytes }
+                let worker::Produced { proof, encoded_bytes, compressed } = worker::proof(k);
+                KernelInfo { operation: k.operation(), cycle: k.len() as u64, proof, encoded_bytes, compressed }
             })
             .collect(),
     };

@@ -74,6 +74,12 @@ macro_rules! absent_type {
             }
         }
 
+        impl $crate::validated::ValidatedClone for $name {
+            fn validated_clone(&self) -> Self {
+                match *self {}
+            }
+        }
+
         impl $crate::proto::ProtoOneof for $name {
             fn encode_variant(&self, _: &mut impl prost::bytes::BufMut) {
                 match *self {}

@@ -59,6 +59,14 @@ fn the_chart_has_the_expected_size_and_is_not_blank() {
         assert!(colours.binary_search(&colour).is_ok(), "no {colour:?} bars");
     }
     assert!(dir.join("README.md").exists() && dir.join("results.json").exists());
+    // The size chart: the formats' bars (json red, tl purple).
+    let sizes = decode_rgb(&dir.join("size.png"));
+    let mut colours: Vec<[u8; 3]> = sizes.chunks(3).map(|p| [p[0], p[1], p[2]]).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    for colour in [[214, 39, 40], [148, 103, 189]] {
+        assert!(colours.binary_search(&colour).is_ok(), "no {colour:?} bars in size.png");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

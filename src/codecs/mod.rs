@@ -4,6 +4,7 @@
 pub mod bincode;
 pub mod json;
 pub mod json_td;
+pub mod json_value;
 pub mod msgpack;
 pub mod protobuf;
 pub mod tl;

@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tdbench_contract::{
-    BatchStats, Catalog, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult, Proof,
-    SCHEMA_VERSION, Settings, TdlibStatus, Tree, WorkerResult,
+    BatchStats, Catalog, Compressed, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult,
+    Proof, SCHEMA_VERSION, Settings, TdlibStatus, Tree, WorkerResult,
 };
 use tdbench_models::Object;
+use tdbench_models::validated::ValidatedClone;
 
 use crate::Codec;
 use crate::codecs::json::Json;
@@ -45,6 +46,9 @@ pub enum Kernel<'a> {
     Clone {
         values: Vec<&'a Object>,
     },
+    ValidatedClone {
+        values: Vec<&'a Object>,
+    },
     Memcpy {
         inputs: Vec<&'a [u8]>,
     },
@@ -60,7 +64,7 @@ impl Kernel<'_> {
     pub fn operation(&self) -> Operation {
         match self {
             Kernel::Encode { .. } | Kernel::Memcpy { .. } => Operation::Encode,
-            Kernel::Decode { .. } | Kernel::Clone { .. } => Operation::Decode,
+            Kernel::Decode { .. } | Kernel::Clone { .. } | Kernel::ValidatedClone { .. } => Operation::Decode,
             Kernel::RoundTrip { calls, .. } if calls.is_empty() => Operation::EmptyCall,
             Kernel::RoundTrip { .. } => Operation::RoundTrip,
         }
@@ -70,7 +74,7 @@ impl Kernel<'_> {
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         match self {
-            Kernel::Encode { values, .. } | Kernel::Clone { values } => values.len(),
+            Kernel::Encode { values, .. } | Kernel::Clone { values } | Kernel::ValidatedClone { values } => values.len(),
             Kernel::Decode { inputs, .. } => inputs.len(),
             Kernel::Memcpy { inputs } => inputs.len(),
             Kernel::RoundTrip { calls, .. } => calls.len().max(1),
@@ -110,6 +114,11 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
         Kernel::Clone { values } => {
             for _ in 0..n {
                 drop(black_box(values[next()].clone()));
+            }
+        }
+        Kernel::ValidatedClone { values } => {
+            for _ in 0..n {
+                drop(black_box(values[next()].validated_clone()));
             }
         }
         Kernel::Memcpy { inputs } => {
@@ -219,6 +228,7 @@ pub fn kernels<'a>(
             Kernel::Decode { codec, inputs: values.iter().map(|v| encode_with(codec, v)).collect() },
         ],
         Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
+        Implementation::Floor(Floor::ValidatedClone) => vec![Kernel::ValidatedClone { values }],
         Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| p.json.as_slice()).collect() }],
         Implementation::Tdlib { codec, .. } => {
             let client = client.expect("a TDLib client for a TDLib implementation");
@@ -259,13 +269,22 @@ fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), Str
     Ok(())
 }
 
-/// Hash of every payload's output: what the kernel produced, so baseline and current can be
-/// shown to have done the same work.
-pub fn proof(kernel: &Kernel) -> (Proof, f64) {
+/// What a kernel produces, checkable: the hash of every payload's output, so baseline and
+/// current can be shown to have done the same work, its mean size, and for an encode (or the
+/// `memcpy` floor's TDLib JSON) its compressed sizes.
+#[derive(Debug, Clone)]
+pub struct Produced {
+    pub proof: Proof,
+    pub encoded_bytes: f64,
+    pub compressed: Option<Compressed>,
+}
+
+pub fn proof(kernel: &Kernel) -> Produced {
     let outputs: Vec<Vec<u8>> = match kernel {
         Kernel::Encode { codec, values } => values.iter().map(|v| encode_with(*codec, v)).collect(),
         Kernel::Decode { codec, inputs } => inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect(),
         Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
+        Kernel::ValidatedClone { values } => values.iter().map(|v| encode_with(&Json, &v.validated_clone())).collect(),
         Kernel::Memcpy { inputs } => inputs.iter().map(|i| i.to_vec()).collect(),
         // What TDLib answered, as read back (checked equal to the payloads before timing).
         Kernel::RoundTrip { calls, .. } if calls.is_empty() => vec![encode_with(&Json, &empty_call_answer())],
@@ -283,7 +302,11 @@ pub fn proof(kernel: &Kernel) -> (Proof, f64) {
         _ => outputs.iter().map(Vec::len).sum(),
     } as f64
         / kernel.len() as f64;
-    (Proof { sha256: hex(&hash.finalize()) }, encoded_bytes)
+    let compressed = match kernel {
+        Kernel::Encode { .. } | Kernel::Memcpy { .. } => crate::sizes::compressed(&outputs),
+        _ => None,
+    };
+    Produced { proof: Proof { sha256: hex(&hash.finalize()) }, encoded_bytes, compressed }
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -417,7 +440,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     let mut kernels = kernels(implementation, &payloads, client.as_ref())?;
     check_round_trips(&kernels, &mut Vec::new())?;
     select_operation(&mut kernels, job.operation, &job.implementation)?;
-    let proofs: Vec<(Proof, f64)> = kernels.iter().map(proof).collect();
+    let proofs: Vec<Produced> = kernels.iter().map(proof).collect();
     let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| Vec::new()).collect();
     let mut cursors = vec![0usize; kernels.len()];
     let settings = &job.settings;
@@ -447,11 +470,12 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
         let mut cursor = 0;
         let ((), counts) = crate::alloc::measure(|| measured_loop(kernel, n, &mut cursor, &mut buffers[i]));
         let (allocations, bytes) = (counts.allocations, counts.bytes);
-        let (proof, encoded_bytes) = proofs[i].clone();
+        let Produced { proof, encoded_bytes, compressed } = proofs[i].clone();
         operations.push(OperationResult {
             operation: kernel.operation(),
             encoded_bytes,
             proof,
+            compressed,
             stats: BatchStats::of(&batches[i]),
             batches_ns_per_op: batches[i].clone(),
             ops_per_batch: ops_per_batch[i],

@@ -171,6 +171,7 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
                     allocations_per_op: allocations as f64 / n as f64,
                     bytes_per_op: bytes as f64 / n as f64,
                     instructions_per_op: None,
+                    compressed: kernel.compressed,
                 }
             })
             .collect();

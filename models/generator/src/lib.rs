@@ -12,6 +12,7 @@ mod emit_serde;
 mod emit_td_json;
 mod emit_tl;
 mod emit_types;
+mod emit_validated;
 mod model;
 mod rustify;
 
@@ -30,6 +31,8 @@ pub struct Generated {
     pub tl: String,
     /// The `json-td` reader and writer (`TdJson` impls).
     pub td_json: String,
+    /// `ValidatedClone` impls: the `validated clone` floor.
+    pub validated: String,
     /// `prost::Message` impls and protobuf oneof glue; an error where the schema uses what the
     /// protobuf mapping does not cover yet (vectors of vectors, which the full TDLib schema has
     /// and tdbench's does not).
@@ -62,6 +65,7 @@ pub fn generate(definitions: &[Definition], schema_name: &str) -> Result<Generat
         serde: format!("{header}{}", emit_serde::emit(&model)),
         tl: format!("{header}{}", emit_tl::emit(&model)),
         td_json: format!("{header}{}", emit_td_json::emit(&model)?),
+        validated: format!("{header}{}", emit_validated::emit(&model)),
         proto: emit_proto::emit(&model).map(|proto| format!("{header}{proto}")),
         proto_file: emit_proto_file::emit(&model, schema_name),
     })

@@ -73,6 +73,7 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                         allocations_per_op: 3.0,
                         bytes_per_op: 120.0,
                         instructions_per_op: plan.settings.worker.measure.counts().then_some(1500.0),
+                        compressed: None,
                     }
                 })
                 .collect();

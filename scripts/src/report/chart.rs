@@ -1,7 +1,8 @@
-//! `report/throughput.png`: grouped bars per lane, one bar per implementation in a fixed colour,
-//! encode and decode panels, height = how many times faster than `json` on a log axis (lanes
-//! differ by orders of magnitude in ns/op, ratios do not). Missing figures are marked `n/a`,
-//! never drawn as zero.
+//! `report/throughput.png` and `report/size.png`: grouped bars per lane, one bar per
+//! implementation in a fixed colour, on a log axis of ratios to `json` (lanes differ by orders of
+//! magnitude in ns/op and bytes, ratios do not): how many times faster (encode and decode
+//! panels), and how large the encoding is, as is and compressed. Missing figures are marked
+//! `n/a`, never drawn as zero.
 
 use std::path::Path;
 use std::sync::Once;
@@ -25,6 +26,7 @@ fn colour(implementation: &str, index: usize) -> RGBColor {
         "bincode" => RGBColor(188, 189, 34),
         "tdlib" => RGBColor(23, 190, 207),
         "clone" => RGBColor(127, 127, 127),
+        "validated-clone" => RGBColor(95, 95, 95),
         "memcpy" => RGBColor(60, 60, 60),
         _ => [RGBColor(140, 86, 75), RGBColor(227, 119, 194), RGBColor(0, 0, 128)][index % 3],
     }
@@ -52,96 +54,163 @@ pub fn date(unix: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
+/// An implementation's figure on a lane, and whether it should have one.
+type Figure<'a> = &'a dyn Fn(&str, &str) -> (Option<f64>, bool);
+
+/// One panel of grouped bars: per lane, one bar per implementation, `value` on a log axis
+/// between `low` and `high`, a line at 1, `n/a` where a figure that should exist is missing.
+struct Panel<'a> {
+    caption: &'a str,
+    y_desc: &'a str,
+    value: Figure<'a>,
+    legend: bool,
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    figures: &Figures,
+    implementations: &[String],
+    panel: &Panel,
+    (low, high): (f64, f64),
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", panel.caption);
+    let lanes = &figures.lanes;
+    let slots = implementations.len() + 1;
+    let x_range = 0..(lanes.len() * slots) as i32;
+    let mut chart = ChartBuilder::on(area)
+        .caption(panel.caption, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range, (low..high).log_scale())
+        .map_err(|e| err(&e))?;
+    let middle = implementations.len() as i32 / 2;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(lanes.len() * slots)
+        .x_label_formatter(&|x| {
+            let (lane, slot) = (*x as usize / slots, *x % slots as i32);
+            if slot == middle { lanes.get(lane).map_or(String::new(), |l| figures.lane_label(l)) } else { String::new() }
+        })
+        .x_label_style(("sans-serif", 15))
+        .y_desc(panel.y_desc)
+        .y_label_style(("sans-serif", 15))
+        .y_label_formatter(&|y| {
+            if *y >= 10.0 {
+                format!("{y:.0}×")
+            } else if *y >= 0.1 {
+                format!("{y:.1}×")
+            } else {
+                format!("{y:.2}×")
+            }
+        })
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (index, implementation) in implementations.iter().enumerate() {
+        let colour = colour(implementation, index);
+        let bars: Vec<Rectangle<(i32, f64)>> = lanes
+            .iter()
+            .enumerate()
+            .filter_map(|(l, lane)| {
+                let value = (panel.value)(lane, implementation).0?;
+                let x = (l * slots + index) as i32;
+                Some(Rectangle::new([(x, low), (x + 1, value)], colour.filled()))
+            })
+            .collect();
+        let series = chart.draw_series(bars).map_err(|e| err(&e))?;
+        if panel.legend {
+            series.label(implementation.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+        }
+        // A figure the run does not have is said so where its bar would stand.
+        let missing: Vec<Text<(i32, f64), String>> = lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, lane)| matches!((panel.value)(lane, implementation), (None, true)))
+            .map(|(l, _)| Text::new("n/a".to_string(), ((l * slots + index) as i32, low * 1.15), ("sans-serif", 11).into_font()))
+            .collect();
+        chart.draw_series(missing).map_err(|e| err(&e))?;
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(vec![(0, 1.0), ((lanes.len() * slots) as i32, 1.0)], BLACK.stroke_width(1))))
+        .map_err(|e| err(&e))?;
+    if panel.legend {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    Ok(())
+}
+
+/// The log axis's ends around `values` (and 1), with room above and below.
+fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let all: Vec<f64> = values.filter(|v| v.is_finite() && *v > 0.0).collect();
+    (all.iter().copied().fold(1.0, f64::min) / 1.6, all.iter().copied().fold(1.0, f64::max) * 1.6)
+}
+
+fn titled<'a>(path: &'a Path, figures: &Figures, what: &str) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>, String> {
     register_font();
     let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", path.display());
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let machine =
         figures.results.provenance.machine.as_ref().map_or("unknown machine".to_string(), |m| format!("{}, {} cores", m.cpu, m.cores));
-    let title = format!("tdbench — times faster than json (log scale) — {machine} — {}", date(figures.results.provenance.merged_at_unix));
-    let root = root.titled(&title, ("sans-serif", 26)).map_err(|e| err(&e))?;
-    let panels = root.split_evenly((2, 1));
+    let title = format!("tdbench — {what} — {machine} — {}", date(figures.results.provenance.merged_at_unix));
+    root.titled(&title, ("sans-serif", 26)).map_err(|e| err(&e))
+}
 
-    let lanes = &figures.lanes;
+/// `throughput.png`: how many times faster than `json`, encode and decode panels.
+pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
+    let root = titled(path, figures, "times faster than json (log scale)")?;
     let implementations = &figures.implementations;
-    let slots = implementations.len() + 1;
-    let values = |op: Operation| -> Vec<f64> {
-        lanes.iter().flat_map(|l| implementations.iter().filter_map(move |i| figures.speedup(l, i, op))).collect()
+    let speedup = |operation: Operation| {
+        move |lane: &str, implementation: &str| (figures.speedup(lane, implementation, operation), has_operation(implementation, operation))
     };
-    let all: Vec<f64> =
-        values(Operation::Encode).into_iter().chain(values(Operation::Decode)).filter(|v| v.is_finite() && *v > 0.0).collect();
-    let low = all.iter().copied().fold(1.0, f64::min) / 1.6;
-    let high = all.iter().copied().fold(1.0, f64::max) * 1.6;
+    let values = figures.lanes.iter().flat_map(|l| {
+        implementations.iter().flat_map(move |i| [Operation::Encode, Operation::Decode].map(|op| figures.speedup(l, i, op))).flatten()
+    });
+    let range = log_range(values);
+    let (encode, decode) = (speedup(Operation::Encode), speedup(Operation::Decode));
+    let panels = root.split_evenly((2, 1));
+    draw_panel(&panels[0], figures, implementations, &Panel { caption: "encode", y_desc: "× json", value: &encode, legend: true }, range)?;
+    draw_panel(&panels[1], figures, implementations, &Panel { caption: "decode", y_desc: "× json", value: &decode, legend: false }, range)?;
+    root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
+}
 
-    for (panel, operation) in panels.iter().zip([Operation::Encode, Operation::Decode]) {
-        let x_range = 0..(lanes.len() * slots) as i32;
-        let mut chart = ChartBuilder::on(panel)
-            .caption(operation.as_str(), ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x_range, (low..high).log_scale())
-            .map_err(|e| err(&e))?;
-        let middle = implementations.len() as i32 / 2;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(lanes.len() * slots)
-            .x_label_formatter(&|x| {
-                let (lane, slot) = (*x as usize / slots, *x % slots as i32);
-                if slot == middle { lanes.get(lane).map_or(String::new(), |l| figures.lane_label(l)) } else { String::new() }
-            })
-            .x_label_style(("sans-serif", 15))
-            .y_desc("× json")
-            .y_label_style(("sans-serif", 15))
-            .y_label_formatter(&|y| if *y >= 10.0 { format!("{y:.0}×") } else { format!("{y:.1}×") })
-            .draw()
-            .map_err(|e| err(&e))?;
-        for (index, implementation) in implementations.iter().enumerate() {
-            let colour = colour(implementation, index);
-            let bars: Vec<Rectangle<(i32, f64)>> = lanes
-                .iter()
-                .enumerate()
-                .filter_map(|(l, lane)| {
-                    let value = figures.speedup(lane, implementation, operation)?;
-                    let x = (l * slots + index) as i32;
-                    Some(Rectangle::new([(x, low), (x + 1, value)], colour.filled()))
-                })
-                .collect();
-            let series = chart.draw_series(bars).map_err(|e| err(&e))?;
-            if operation == Operation::Encode {
-                series.label(implementation.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
-            }
-            // A figure the run does not have is said so where its bar would stand.
-            let missing: Vec<Text<(i32, f64), String>> = lanes
-                .iter()
-                .enumerate()
-                .filter(|(_, lane)| figures.speedup(lane, implementation, operation).is_none() && has_operation(implementation, operation))
-                .map(|(l, _)| Text::new("n/a".to_string(), ((l * slots + index) as i32, low * 1.15), ("sans-serif", 11).into_font()))
-                .collect();
-            chart.draw_series(missing).map_err(|e| err(&e))?;
+/// `size.png`: each format's encoded size per payload as a share of `json`'s, as is and
+/// compressed alone with gzip (level 6) and zstd (level 3): what a message weighs on the wire.
+pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
+    let root = titled(path, figures, "encoded size per payload ÷ json's uncompressed size (log scale)")?;
+    // Formats only: the floors encode nothing of their own (`memcpy` copies json's bytes).
+    let formats: Vec<String> =
+        figures.implementations.iter().filter(|i| has_operation(i, Operation::Encode) && *i != "memcpy").cloned().collect();
+    let share = |size: fn(super::Cell) -> Option<f64>| {
+        move |lane: &str, implementation: &str| {
+            let json = figures.cell(lane, "json", Operation::Encode).map(|c| c.encoded_bytes);
+            let this = figures.cell(lane, implementation, Operation::Encode).and_then(size);
+            (json.zip(this).map(|(json, this)| this / json).filter(|r| r.is_finite() && *r > 0.0), true)
         }
-        chart
-            .draw_series(std::iter::once(PathElement::new(vec![(0, 1.0), ((lanes.len() * slots) as i32, 1.0)], BLACK.stroke_width(1))))
-            .map_err(|e| err(&e))?;
-        if operation == Operation::Encode {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 15))
-                .draw()
-                .map_err(|e| err(&e))?;
-        }
-    }
-    root.present().map_err(|e| err(&e))
+    };
+    let raw = share(|c| Some(c.encoded_bytes));
+    let gzip = share(|c| c.compressed.map(|z| z.gzip_bytes));
+    let zstd = share(|c| c.compressed.map(|z| z.zstd_bytes));
+    let values = figures.lanes.iter().flat_map(|l| formats.iter().flat_map(move |i| [raw(l, i).0, gzip(l, i).0, zstd(l, i).0]).flatten());
+    let range = log_range(values.collect::<Vec<_>>().into_iter());
+    let panels = root.split_evenly((3, 1));
+    draw_panel(&panels[0], figures, &formats, &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, legend: true }, range)?;
+    draw_panel(&panels[1], figures, &formats, &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, legend: false }, range)?;
+    draw_panel(&panels[2], figures, &formats, &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, legend: false }, range)?;
+    root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 
 /// Floors have one operation each: no `n/a` for the other.
 fn has_operation(implementation: &str, operation: Operation) -> bool {
-    !matches!((implementation, operation), ("clone", Operation::Encode) | ("memcpy", Operation::Decode))
+    !matches!((implementation, operation), ("clone" | "validated-clone", Operation::Encode) | ("memcpy", Operation::Decode))
 }
 
 #[cfg(test)]

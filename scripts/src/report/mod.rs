@@ -1,5 +1,6 @@
 //! A run's report, drawn from a merged `results.json` alone (so a saved run can be drawn
-//! again): `README.md`, `throughput.png` and the published `results.json` ([`crate::files::published_json`]).
+//! again): `README.md`, `throughput.png`, `size.png` and the published `results.json`
+//! ([`crate::files::published_json`]).
 //!
 //! Figures are the current tree's: per lane, implementation and operation, the median over
 //! worker processes of each process's fastest batch. They are ratios from one run on one
@@ -11,11 +12,11 @@ mod markdown;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tdbench_contract::{ImplementationKind, Operation, Role};
+use tdbench_contract::{Compressed, ImplementationKind, Operation, Role};
 
 use crate::results::Results;
 
-pub use chart::draw;
+pub use chart::{draw, draw_sizes};
 pub use markdown::render;
 
 /// One implementation's figures for one operation on one lane.
@@ -27,6 +28,8 @@ pub struct Cell {
     pub bytes_per_op: f64,
     /// Under `--measure instructions` or `both`.
     pub instructions_per_op: Option<f64>,
+    /// An encode's compressed sizes (absent from results older than them).
+    pub compressed: Option<Compressed>,
     pub samples: usize,
 }
 
@@ -55,6 +58,7 @@ impl<'a> Figures<'a> {
                             allocations_per_op: op.allocations_per_op,
                             bytes_per_op: op.bytes_per_op,
                             instructions_per_op: op.instructions_per_op,
+                            compressed: op.compressed,
                             samples: 0,
                         },
                     )
@@ -105,7 +109,7 @@ impl<'a> Figures<'a> {
     }
 }
 
-/// Writes the three report files into `dir`.
+/// Writes the report files into `dir`.
 pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let figures = Figures::of(results);
@@ -118,5 +122,6 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     }
     std::fs::write(dir.join("README.md"), readme).map_err(|e| format!("cannot write README.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
+    draw_sizes(&figures, &dir.join("size.png"))?;
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
 }
