@@ -1,7 +1,8 @@
 //! `report/throughput.png` and `report/size.png`: grouped bars per lane, one bar per
 //! implementation in a fixed colour, on a log axis of ratios to `json` (lanes differ by orders of
 //! magnitude in ns/op and bytes, ratios do not): how many times faster (encode and decode
-//! panels), and how large the encoding is, as is and compressed. Missing figures are marked
+//! panels, each bar with its 95% interval outlined), and how large the encoding is, as is and
+//! compressed. Missing figures are marked
 //! `n/a`, never drawn as zero.
 
 use std::path::Path;
@@ -63,8 +64,13 @@ struct Panel<'a> {
     caption: &'a str,
     y_desc: &'a str,
     value: Figure<'a>,
+    /// The figure's 95% interval, drawn as an outlined box around the bar's end.
+    interval: Option<Interval<'a>>,
     legend: bool,
 }
+
+/// An implementation's interval on a lane, when it has one.
+type Interval<'a> = &'a dyn Fn(&str, &str) -> Option<(f64, f64)>;
 
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
@@ -122,6 +128,18 @@ fn draw_panel<DB: DrawingBackend>(
         if panel.legend {
             series.label(implementation.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
         }
+        if let Some(interval) = panel.interval {
+            let boxes: Vec<Rectangle<(i32, f64)>> = lanes
+                .iter()
+                .enumerate()
+                .filter_map(|(l, lane)| {
+                    let (lo, hi) = interval(lane, implementation)?;
+                    let x = (l * slots + index) as i32;
+                    Some(Rectangle::new([(x, lo.max(low)), (x + 1, hi.min(high))], BLACK.stroke_width(1)))
+                })
+                .collect();
+            chart.draw_series(boxes).map_err(|e| err(&e))?;
+        }
         // A figure the run does not have is said so where its bar would stand.
         let missing: Vec<Text<(i32, f64), String>> = lanes
             .iter()
@@ -176,9 +194,16 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
     });
     let range = log_range(values);
     let (encode, decode) = (speedup(Operation::Encode), speedup(Operation::Decode));
+    let interval = |operation: Operation| {
+        move |lane: &str, implementation: &str| {
+            (implementation != "json").then(|| figures.speedup_interval(lane, implementation, operation)).flatten().map(|r| (r.low, r.high))
+        }
+    };
+    let (encode_interval, decode_interval) = (interval(Operation::Encode), interval(Operation::Decode));
     let panels = root.split_evenly((2, 1));
-    draw_panel(&panels[0], figures, implementations, &Panel { caption: "encode", y_desc: "× json", value: &encode, legend: true }, range)?;
-    draw_panel(&panels[1], figures, implementations, &Panel { caption: "decode", y_desc: "× json", value: &decode, legend: false }, range)?;
+    let panel = |caption, value, interval, legend| Panel { caption, y_desc: "× json", value, interval: Some(interval), legend };
+    draw_panel(&panels[0], figures, implementations, &panel("encode", &encode, &encode_interval, true), range)?;
+    draw_panel(&panels[1], figures, implementations, &panel("decode", &decode, &decode_interval, false), range)?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 
@@ -202,9 +227,9 @@ pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
     let values = figures.lanes.iter().flat_map(|l| formats.iter().flat_map(move |i| [raw(l, i).0, gzip(l, i).0, zstd(l, i).0]).flatten());
     let range = log_range(values.collect::<Vec<_>>().into_iter());
     let panels = root.split_evenly((3, 1));
-    draw_panel(&panels[0], figures, &formats, &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, legend: true }, range)?;
-    draw_panel(&panels[1], figures, &formats, &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, legend: false }, range)?;
-    draw_panel(&panels[2], figures, &formats, &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, legend: false }, range)?;
+    draw_panel(&panels[0], figures, &formats, &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, interval: None, legend: true }, range)?;
+    draw_panel(&panels[1], figures, &formats, &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, interval: None, legend: false }, range)?;
+    draw_panel(&panels[2], figures, &formats, &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, interval: None, legend: false }, range)?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 

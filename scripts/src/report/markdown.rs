@@ -122,7 +122,11 @@ pub fn render(figures: &Figures) -> String {
             let finite = |x: f64| if x.is_finite() { format!("{x:.0}") } else { "–".into() };
             let mbs = |c: Cell| finite(c.encoded_bytes / c.ns_per_op * 1000.0);
             let pair = |a: String, b: String| format!("{a} · {b}");
-            let vs_json = |op: Operation| figures.speedup(lane, implementation, op).map_or("–".into(), times);
+            let vs_json = |op: Operation| {
+                figures.speedup_interval(lane, implementation, op).map_or("–".into(), |r| {
+                    if implementation == "json" { times(r.estimate) } else { format!("{} ({}–{})", times(r.estimate), times(r.low).trim_end_matches('×'), times(r.high).trim_end_matches('×')) }
+                })
+            };
             let floor = |op: Operation, floor: &str| {
                 let this = figures.cell(lane, implementation, op)?;
                 let floor = figures.cell(lane, floor, op)?;

@@ -42,11 +42,26 @@ pub struct Figures<'a> {
     /// TDLib round trips: their own table, with the empty call as floor.
     pub tdlib_implementations: Vec<String>,
     cells: BTreeMap<(String, String, Operation), Cell>,
+    /// Each process's fastest batch, by sample index.
+    by_sample: BTreeMap<(String, String, Operation), BTreeMap<u32, f64>>,
 }
+
+/// A ratio to `json` with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    pub estimate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// Bootstrap resamples behind every interval: enough that the 2.5% and 97.5% points move by
+/// well under the figures' printed precision between seeds.
+const RESAMPLES: usize = 2000;
 
 impl<'a> Figures<'a> {
     pub fn of(results: &'a Results) -> Figures<'a> {
         let mut fastest: BTreeMap<(String, String, Operation), (Vec<f64>, Cell)> = BTreeMap::new();
+        let mut by_sample: BTreeMap<(String, String, Operation), BTreeMap<u32, f64>> = BTreeMap::new();
         for s in results.samples.iter().filter(|s| s.role == Role::Current) {
             for op in &s.operations {
                 let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_insert_with(|| {
@@ -64,7 +79,9 @@ impl<'a> Figures<'a> {
                     )
                 });
                 // Without timing (instructions only) the cell has no ns/op.
-                entry.0.push(op.stats.map_or(f64::NAN, |stats| stats.fastest));
+                let figure = op.stats.map_or(f64::NAN, |stats| stats.fastest);
+                entry.0.push(figure);
+                by_sample.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_default().insert(s.sample, figure);
             }
         }
         let cells = fastest
@@ -78,7 +95,7 @@ impl<'a> Figures<'a> {
             .collect();
         let is_tdlib = |name: &String| results.provenance.catalog.iter().any(|i| &i.name == name && i.kind == ImplementationKind::Tdlib);
         let (tdlib_implementations, implementations) = results.provenance.implementations.iter().cloned().partition(is_tdlib);
-        Figures { results, lanes: results.provenance.lanes.clone(), implementations, tdlib_implementations, cells }
+        Figures { results, lanes: results.provenance.lanes.clone(), implementations, tdlib_implementations, cells, by_sample }
     }
 
     pub fn cell(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Cell> {
@@ -87,10 +104,26 @@ impl<'a> Figures<'a> {
 
     /// How many times faster than `json` (above 1: faster).
     pub fn speedup(&self, lane: &str, implementation: &str, operation: Operation) -> Option<f64> {
-        let json = self.cell(lane, "json", operation)?;
-        let this = self.cell(lane, implementation, operation)?;
-        let ratio = json.ns_per_op / this.ns_per_op;
-        ratio.is_finite().then_some(ratio)
+        self.speedup_interval(lane, implementation, operation).map(|r| r.estimate)
+    }
+
+    /// How many times faster than `json`, measured close together in time: json's process and
+    /// this implementation's of the same sample index in the first look ran seconds apart in
+    /// one pass of the balanced order, so each index gives one ratio that the machine's drift between passes
+    /// does not move. The estimate is the median of those ratios; the interval a 95% bootstrap
+    /// over them (seeded: the same results draw the same interval).
+    pub fn speedup_interval(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Ratio> {
+        let key = |name: &str| (lane.to_string(), name.to_string(), operation);
+        let (json, this) = (self.by_sample.get(&key("json"))?, self.by_sample.get(&key(implementation))?);
+        // Only the first look's passes ran every implementation of the lane side by side; a
+        // later look or a confirmation ran one implementation alone.
+        let passes = 2 * self.results.provenance.settings.rounds;
+        let ratios: Vec<f64> = json
+            .range(..passes)
+            .filter_map(|(k, j)| this.get(k).map(|t| j / t))
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect();
+        bootstrap(ratios)
     }
 
     /// Whether any figure has an instruction count.
@@ -109,6 +142,38 @@ impl<'a> Figures<'a> {
     }
 }
 
+/// The median of `ratios` and its 95% percentile-bootstrap interval (seeded by their number);
+/// `None` for no ratios.
+fn bootstrap(ratios: Vec<f64>) -> Option<Ratio> {
+    if ratios.is_empty() {
+        return None;
+    }
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ ratios.len() as u64;
+    let mut medians: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let drawn: Vec<f64> = (0..ratios.len())
+                .map(|_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    ratios[(rng % ratios.len() as u64) as usize]
+                })
+                .collect();
+            median(drawn)
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    let at = |q: f64| medians[((q * RESAMPLES as f64) as usize).min(RESAMPLES - 1)];
+    Some(Ratio { estimate: median(ratios), low: at(0.025), high: at(0.975) })
+}
+
+/// The median (the two middle values averaged when their number is even).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
+}
+
 /// Writes the report files into `dir`.
 pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -124,4 +189,27 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     draw(&figures, &dir.join("throughput.png"))?;
     draw_sizes(&figures, &dir.join("size.png"))?;
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_interval_holds_its_estimate_and_widens_with_the_spread() {
+        assert_eq!(bootstrap(Vec::new()), None);
+        let same = bootstrap(vec![3.0; 6]).unwrap();
+        assert_eq!((same.estimate, same.low, same.high), (3.0, 3.0, 3.0));
+        let narrow = bootstrap(vec![2.9, 3.0, 3.1, 3.0, 2.95, 3.05]).unwrap();
+        let wide = bootstrap(vec![2.0, 3.0, 4.0, 3.0, 2.5, 3.5]).unwrap();
+        assert_eq!(narrow.estimate, 3.0);
+        for r in [narrow, wide] {
+            assert!(r.low <= r.estimate && r.estimate <= r.high, "{r:?}");
+        }
+        assert!(wide.high - wide.low > 3.0 * (narrow.high - narrow.low), "{narrow:?} {wide:?}");
+        // Seeded: the same ratios draw the same interval.
+        assert_eq!(bootstrap(vec![2.0, 3.0, 4.0, 3.0, 2.5, 3.5]), Some(wide));
+        // Within the range of the ratios, never beyond.
+        assert!(wide.low >= 2.0 && wide.high <= 4.0);
+    }
 }
