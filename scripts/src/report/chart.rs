@@ -227,9 +227,27 @@ pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
     let values = figures.lanes.iter().flat_map(|l| formats.iter().flat_map(move |i| [raw(l, i).0, gzip(l, i).0, zstd(l, i).0]).flatten());
     let range = log_range(values.collect::<Vec<_>>().into_iter());
     let panels = root.split_evenly((3, 1));
-    draw_panel(&panels[0], figures, &formats, &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, interval: None, legend: true }, range)?;
-    draw_panel(&panels[1], figures, &formats, &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, interval: None, legend: false }, range)?;
-    draw_panel(&panels[2], figures, &formats, &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, interval: None, legend: false }, range)?;
+    draw_panel(
+        &panels[0],
+        figures,
+        &formats,
+        &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, interval: None, legend: true },
+        range,
+    )?;
+    draw_panel(
+        &panels[1],
+        figures,
+        &formats,
+        &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, interval: None, legend: false },
+        range,
+    )?;
+    draw_panel(
+        &panels[2],
+        figures,
+        &formats,
+        &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, interval: None, legend: false },
+        range,
+    )?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 

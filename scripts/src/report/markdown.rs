@@ -124,7 +124,11 @@ pub fn render(figures: &Figures) -> String {
             let pair = |a: String, b: String| format!("{a} · {b}");
             let vs_json = |op: Operation| {
                 figures.speedup_interval(lane, implementation, op).map_or("–".into(), |r| {
-                    if implementation == "json" { times(r.estimate) } else { format!("{} ({}–{})", times(r.estimate), times(r.low).trim_end_matches('×'), times(r.high).trim_end_matches('×')) }
+                    if implementation == "json" {
+                        times(r.estimate)
+                    } else {
+                        format!("{} ({}–{})", times(r.estimate), times(r.low).trim_end_matches('×'), times(r.high).trim_end_matches('×'))
+                    }
                 })
             };
             let floor = |op: Operation, floor: &str| {

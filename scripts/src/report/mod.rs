@@ -118,11 +118,8 @@ impl<'a> Figures<'a> {
         // Only the first look's passes ran every implementation of the lane side by side; a
         // later look or a confirmation ran one implementation alone.
         let passes = 2 * self.results.provenance.settings.rounds;
-        let ratios: Vec<f64> = json
-            .range(..passes)
-            .filter_map(|(k, j)| this.get(k).map(|t| j / t))
-            .filter(|r| r.is_finite() && *r > 0.0)
-            .collect();
+        let ratios: Vec<f64> =
+            json.range(..passes).filter_map(|(k, j)| this.get(k).map(|t| j / t)).filter(|r| r.is_finite() && *r > 0.0).collect();
         bootstrap(ratios)
     }
 

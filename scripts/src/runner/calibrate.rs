@@ -81,7 +81,12 @@ pub fn run(
             eprintln!("calibration round {round} of {rounds}: {}", describe(planted, implementation));
             let mut plan = plan.clone();
             plan.calibration = Some(Calibration { implementation: implementation.into(), planted_percent: planted });
-            let results = session.measure(plan, &output.join("calibration").join(&name))?;
+            let run = output.join("calibration").join(&name);
+            let results = session.measure(plan, &run)?;
+            // Each run's copies of the workers and kernel libraries (one per sample and tree,
+            // some 1.5 GB a messages run) are needed only while it runs: twenty rounds of them
+            // would fill a disk. The samples and results stay.
+            let _ = std::fs::remove_dir_all(run.join("workers"));
             outcomes.push(Outcome::of(&results, planted, implementation));
             machine = machine.or(results.provenance.machine.map(|m| format!("{}, {} cores, {}", m.cpu, m.cores, m.os)));
         }
