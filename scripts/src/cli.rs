@@ -64,6 +64,13 @@ pub struct Options {
     /// is gated when it would catch a slowdown of that size with 80% power
     #[arg(long, value_name = "PERCENT", default_value = "1", value_parser = percent)]
     pub threshold: f64,
+    /// How far, in percent (one standard deviation), a latency comparison can move from run to
+    /// run with identical code although its own pairs agree: a latency regression's confidence
+    /// bound must clear that shift's tail too. `--calibrate` measures it on this machine; the
+    /// default is what calibration measured on the machine kind the report names (0 trusts
+    /// the pairs alone)
+    #[arg(long, value_name = "PERCENT", default_value = RUN_SPREAD, value_parser = spread)]
+    pub run_spread: f64,
     /// Accept encodings that differ between baseline and current
     #[arg(long)]
     pub allow_format_change: bool,
@@ -107,6 +114,16 @@ pub struct Options {
     pub validate_only: bool,
 }
 
+/// `--run-spread`'s default: the run-level spread `--calibrate` measured on this project's
+/// machine kind (README, "What gated means").
+pub const RUN_SPREAD: &str = "0.25";
+
+/// A run-level spread: a percentage from 0 to 10.
+fn spread(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim_end_matches('%').parse().map_err(|_| format!("`{text}` is not a percentage"))?;
+    if value.is_finite() && (0.0..=10.0).contains(&value) { Ok(value) } else { Err(format!("{value} is not from 0 to 10")) }
+}
+
 fn percent(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim_end_matches('%').parse().map_err(|_| format!("`{text}` is not a percentage"))?;
     if value.is_finite() && value > 0.0 && value <= 100.0 { Ok(value) } else { Err(format!("{value} is not above 0 and at most 100")) }
@@ -142,6 +159,7 @@ impl Options {
             && self.confirm_rounds == 8
             && (self.looks, self.look_rounds, self.look_seconds) == (4, 4, 60)
             && self.threshold == 1.0
+            && self.run_spread == RUN_SPREAD.parse::<f64>().expect("a number")
             && !self.allow_format_change
             && !self.strict
             && !self.process_pairs

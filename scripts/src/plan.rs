@@ -114,6 +114,10 @@ pub struct PlanSettings {
     pub look_seconds: u32,
     pub confirm_rounds: u32,
     pub threshold_percent: f64,
+    /// Spread, in percent, of the shift a latency comparison's pairs share within a run: each
+    /// latency verdict's bound must clear it (0 in plans that predate it).
+    #[serde(default)]
+    pub run_spread_percent: f64,
     pub allow_format_change: bool,
     /// Latency comparisons that could not have caught the threshold fail the run.
     #[serde(default)]

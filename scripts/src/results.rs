@@ -63,6 +63,10 @@ pub struct Comparison {
     pub interval: Option<(f64, f64)>,
     /// The smallest slowdown this comparison could have detected.
     pub detectable: Option<f64>,
+    /// Standard error of ln(1 + change) from the comparison's own pairs (latency): what
+    /// calibration sets against the change's spread across runs to find the run-level shift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_error: Option<f64>,
     pub pairs: usize,
     pub stage: Stage,
     pub verdict: Verdict,
@@ -92,6 +96,7 @@ impl Comparison {
             change,
             interval: None,
             detectable: None,
+            standard_error: None,
             pairs,
             stage: Stage::Screen,
             verdict: if regression { Verdict::Regression } else { Verdict::Pass },

@@ -60,6 +60,7 @@ mod tests {
             change,
             interval,
             detectable: None,
+            standard_error: None,
             pairs: 6,
             stage: Stage::Screen,
             verdict,

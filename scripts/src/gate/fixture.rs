@@ -38,6 +38,7 @@ pub fn plan(measure: Measure) -> Plan {
             look_seconds: 0,
             confirm_rounds: 0,
             threshold_percent: 1.0,
+            run_spread_percent: 0.0,
             allow_format_change: false,
             strict: false,
         },

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tdbench_contract::{ImplementationKind, Metric, Operation, Stage, Verdict, WorkerResult};
 
-use super::stats::{Paired, Power, TRIM, detectable, signed_rank_critical, signed_rank_tail, spend, student_t_cdf};
+use super::stats::{Paired, Power, TRIM, detectable, normal_quantile, signed_rank_critical, signed_rank_tail, spend, student_t_cdf};
 use super::{ByRole, Grouped, Measured};
 use crate::plan::{Looks, Plan};
 use crate::results::{Comparison, Key, Violation};
@@ -109,17 +109,30 @@ fn family(plan: &Plan, grouped: &Grouped) -> f64 {
     grouped.iter().filter(|(key, r)| !r.baseline.is_empty() && !r.current.is_empty() && !is_reference(plan, key)).count().max(1) as f64
 }
 
-/// Whether the pairs show a slowdown: the one-sided bound at `alpha` excludes no change and the
-/// estimate is above half the threshold.
-fn slower(paired: &Paired, alpha: f64, threshold: f64) -> bool {
-    paired.ratio() > 1.0 + threshold / 2.0 && paired.interval(2.0 * alpha).0 > 1.0
+/// Whether the pairs show a slowdown at one-sided level `alpha`: the estimate is above half the
+/// threshold and the pairs' bound clears what a run-level shift of spread `run_spread` could
+/// have put there ([`split`]).
+fn slower(paired: &Paired, alpha: f64, threshold: f64, run_spread: f64) -> bool {
+    let (level, floor) = split(alpha, run_spread);
+    paired.ratio() > 1.0 + threshold / 2.0 && paired.interval(2.0 * level).0 > floor.exp()
+}
+
+/// A one-sided level split between the pairs' own test and the run-level shift: the pairs'
+/// bound at `alpha / 2` must clear the shift's `1 − alpha / 2` quantile, so a false alarm needs
+/// one or the other and its chance stays within `alpha` (Bonferroni). Pairs of one run share
+/// that shift — A/A calibration on this machine kind showed a comparison at +0.6% on 22 pairs,
+/// 19 of them positive, where the same comparison read −0.2% in four other runs — so no number
+/// of pairs within a run can tell it from a slowdown. With no shift, all of `alpha` is the
+/// pairs'. Gives the level and the log-ratio floor.
+fn split(alpha: f64, run_spread: f64) -> (f64, f64) {
+    if run_spread > 0.0 && alpha > 0.0 { (alpha / 2.0, run_spread * normal_quantile(1.0 - alpha / 2.0)) } else { (alpha, 0.0) }
 }
 
 /// Whether the screen sends a comparison to confirmation: slower by the regression rule at a
-/// nominal level ([`SCREEN_P`]), but not at its look's own share of the family's budget (that
+/// nominal level ([`SCREEN_P`], with no floor: a flag only buys fresh pairs), but not at its look's own share of the family's budget (that
 /// is a regression already).
 fn flags(screen: &Paired, rules: &Rules) -> bool {
-    slower(screen, SCREEN_P, rules.threshold) && !slower(screen, rules.direct_alpha(screen.pairs), rules.threshold)
+    slower(screen, SCREEN_P, rules.threshold, 0.0) && !slower(screen, rules.direct_alpha(screen.pairs), rules.threshold, rules.run_spread)
 }
 
 fn flagged(plan: &Plan, grouped: &Grouped) -> BTreeSet<Key> {
@@ -188,6 +201,8 @@ pub(crate) struct Rules {
     pub confirm_pairs: usize,
     /// The looks the screen may take.
     pub looks: Looks,
+    /// Spread (log) of the run-level shift a comparison's pairs share ([`split`]).
+    pub run_spread: f64,
 }
 
 impl Rules {
@@ -198,6 +213,7 @@ impl Rules {
             flagged: flagged as f64,
             confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
             looks: plan.looks(),
+            run_spread: (1.0 + plan.settings.run_spread_percent / 100.0).ln(),
         }
     }
 
@@ -230,7 +246,8 @@ pub(crate) struct Judged {
 #[derive(Clone, Copy)]
 struct StagePower {
     test: Power,
-    se: f64,
+    /// Spread of the estimate: its pairs' and the run-level shift's.
+    spread: f64,
     df: f64,
     half_threshold: f64,
     can_reject: bool,
@@ -240,13 +257,15 @@ impl StagePower {
     /// For `pairs` pairs. The signed-rank test is modelled as a t-test at the level it can
     /// really reach (its exact tail at its critical count: with few pairs, well below `alpha`;
     /// with so few that even all positive is not rare enough, it never rejects), with the
-    /// spread widened by its efficiency against the t-test under normal noise (0.955).
-    fn new(pairs: usize, se: f64, df: f64, alpha: f64, threshold: f64) -> StagePower {
-        let reachable = signed_rank_critical(pairs, alpha).map(|w| signed_rank_tail(pairs, w));
+    /// spread widened by its efficiency against the t-test under normal noise (0.955), and its
+    /// bound held above the run-level floor ([`split`]).
+    fn new(pairs: usize, se: f64, df: f64, alpha: f64, threshold: f64, run_spread: f64) -> StagePower {
+        let (level, floor) = split(alpha, run_spread);
+        let reachable = signed_rank_critical(pairs, level).map(|w| signed_rank_tail(pairs, w));
         let se = se / 0.955f64.sqrt();
         StagePower {
-            test: Power::new(se, df, reachable.unwrap_or(alpha)),
-            se,
+            test: Power::new(se, df, reachable.unwrap_or(level)).beyond(floor, run_spread),
+            spread: (se * se + run_spread * run_spread).sqrt(),
             df,
             half_threshold: (1.0 + threshold / 2.0).ln(),
             can_reject: reachable.is_some(),
@@ -257,7 +276,7 @@ impl StagePower {
         if !self.can_reject {
             return 0.0;
         }
-        let clears = if self.se > 0.0 { 1.0 - student_t_cdf((self.half_threshold - effect) / self.se, self.df) } else { 1.0 };
+        let clears = if self.spread > 0.0 { 1.0 - student_t_cdf((self.half_threshold - effect) / self.spread, self.df) } else { 1.0 };
         self.test.at(effect) * clears
     }
 }
@@ -275,12 +294,12 @@ fn trimmed_df(n: usize) -> f64 {
 /// P(direct)) · P(confirmed).
 fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, confirmable: bool) -> f64 {
     let t = rules.threshold;
-    let direct = StagePower::new(pairs, standard_error, df, rules.direct_alpha(pairs), t);
+    let direct = StagePower::new(pairs, standard_error, df, rules.direct_alpha(pairs), t, rules.run_spread);
     let n = rules.confirm_pairs_after(pairs);
     let later = (n >= 2 && confirmable).then(|| {
         let se = standard_error * (pairs as f64 / n as f64).sqrt();
-        let flag = StagePower::new(pairs, standard_error, df, SCREEN_P, t);
-        (flag, StagePower::new(n, se, trimmed_df(n), CONFIRM_ALPHA / (rules.flagged + 1.0), t))
+        let flag = StagePower::new(pairs, standard_error, df, SCREEN_P, t, 0.0);
+        (flag, StagePower::new(n, se, trimmed_df(n), CONFIRM_ALPHA / (rules.flagged + 1.0), t, rules.run_spread))
     });
     let power = |e: f64| {
         let d = direct.at(e);
@@ -296,15 +315,15 @@ pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, r
     let (paired, alpha, stage, regression, detectable) = match (is_flagged, confirm) {
         (true, Some(confirm)) => {
             let alpha = CONFIRM_ALPHA / rules.flagged.max(1.0);
-            let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t);
+            let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t, rules.run_spread);
             let d = detectable(|e| stage.at(e), POWER);
-            let regression = slower(&confirm, alpha, t);
+            let regression = slower(&confirm, alpha, t, rules.run_spread);
             (confirm, alpha, Stage::Confirm, regression, d)
         }
         _ => {
             let alpha = rules.direct_alpha(screen.pairs);
             let d = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
-            let regression = slower(&screen, alpha, t);
+            let regression = slower(&screen, alpha, t, rules.run_spread);
             // A look that cannot reject shows its interval at the comparison's whole share.
             let shown = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
             (screen, shown, Stage::Screen, regression, d)
@@ -379,6 +398,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             interval: (low > 0.0 && high.is_finite()).then_some((low - 1.0, high - 1.0)),
             // None: not even a 20-fold slowdown would have been caught.
             detectable: judged.detectable.is_finite().then(|| judged.detectable.exp() - 1.0),
+            standard_error: Some(judged.paired.standard_error),
             pairs: judged.paired.pairs,
             stage: judged.stage,
             verdict: judged.verdict,
@@ -423,11 +443,19 @@ mod tests {
 
     /// One synthetic run of `m` comparisons, the first slowed by `effect` (log), through the
     /// whole procedure as the runner drives it: looks while undecided, confirmation of what the
-    /// screen flags on as many fresh pairs as it had, verdicts.
+    /// screen flags on as many fresh pairs as it had, verdicts. No run-level shift.
     fn simulate(noise: &mut Noise, m: usize, sd: f64, effect: f64, threshold: f64, looks: Looks) -> Vec<Judged> {
-        let effect_of = |i: usize| if i == 0 { effect } else { 0.0 };
+        let base = Rules { threshold, family: m as f64, flagged: 0.0, confirm_pairs: CONFIRM_PAIRS, looks, run_spread: 0.0 };
+        simulate_shifted(noise, m, sd, effect, 0.0, base)
+    }
+
+    /// As [`simulate`], each comparison's pairs (screen and confirmation) also shifted by a
+    /// draw of spread `shift` for the run, judged by `base`.
+    fn simulate_shifted(noise: &mut Noise, m: usize, sd: f64, effect: f64, shift: f64, base: Rules) -> Vec<Judged> {
+        let looks = base.looks;
+        let shifts: Vec<f64> = (0..m).map(|_| noise.normal() * shift).collect();
+        let effect_of = |i: usize| shifts[i] + if i == 0 { effect } else { 0.0 };
         let mut logs: Vec<Vec<f64>> = (0..m).map(|i| noise.logs(looks.first, sd, effect_of(i))).collect();
-        let base = Rules { threshold, family: m as f64, flagged: 0.0, confirm_pairs: CONFIRM_PAIRS, looks };
         let (flagged, rules) = loop {
             let screens: Vec<Paired> = logs.iter().map(|l| Paired::of_logs(l).unwrap()).collect();
             let flagged: Vec<bool> = screens.iter().map(|s| flags(s, &base)).collect();
@@ -497,6 +525,45 @@ mod tests {
         eprintln!("false alarms by stage (screen, confirm): {by_stage:?}");
         // 5% of 400 is 20; binomial noise on that count is about ±4.4.
         assert!(alarms <= 25, "{alarms} of {runs} A/A runs raised a false alarm");
+    }
+
+    #[test]
+    fn a_run_level_shift_raises_false_alarms_unless_the_run_spread_holds_it() {
+        // Pairs of one run sharing a shift of spread 0.25% (as calibration measured here),
+        // 0.5% per-pair noise, 14 comparisons as in `--data messages`: trusting the pairs alone,
+        // more pairs make the shift "significant"; holding bounds above the run spread keeps
+        // the run's false alarms within the budget, and a planted 3% is still caught.
+        let (shift, sd, m, runs) = (0.0025, 0.005, 14, 300);
+        let rules = |run_spread: f64| Rules {
+            threshold: 0.01,
+            family: m as f64,
+            flagged: 0.0,
+            confirm_pairs: CONFIRM_PAIRS,
+            looks: LOOKS,
+            run_spread,
+        };
+        let alarms = |run_spread: f64, seed: u64| {
+            let mut noise = Noise(seed);
+            (0..runs)
+                .filter(|_| {
+                    simulate_shifted(&mut noise, m, sd, 0.0, shift, rules(run_spread)).iter().any(|j| j.verdict == Verdict::Regression)
+                })
+                .count()
+        };
+        let (trusting, held) = (alarms(0.0, 51), alarms(shift, 51));
+        let caught = |effect: f64, seed: u64| {
+            let mut noise = Noise(seed);
+            (0..runs).filter(|_| simulate_shifted(&mut noise, m, sd, effect, shift, rules(shift))[0].verdict == Verdict::Regression).count()
+        };
+        let (three, one_and_a_half) = (caught(1.03f64.ln(), 52), caught(1.015f64.ln(), 53));
+        eprintln!(
+            "run shift 0.25%: false alarms in {trusting} of {runs} runs trusting the pairs, {held} holding the run spread; \
+             planted 3% caught {three}, 1.5% {one_and_a_half} of {runs}"
+        );
+        // 5% of 300 is 15 (binomial spread about ±3.8).
+        assert!(held <= 20, "{held} of {runs}");
+        assert!(trusting >= 2 * held.max(10), "trusting the pairs: {trusting} of {runs}");
+        assert!(three as f64 >= 0.95 * runs as f64, "3% caught in {three} of {runs}");
     }
 
     #[test]
@@ -570,7 +637,7 @@ mod tests {
     }
 
     fn rules() -> Rules {
-        Rules { threshold: 0.01, family: 40.0, flagged: 1.0, confirm_pairs: CONFIRM_PAIRS, looks: ONE_LOOK }
+        Rules { threshold: 0.01, family: 40.0, flagged: 1.0, confirm_pairs: CONFIRM_PAIRS, looks: ONE_LOOK, run_spread: 0.0 }
     }
 
     #[test]

@@ -188,26 +188,43 @@ fn normal_cdf(z: f64) -> f64 {
     student_t_cdf(z, 1e7)
 }
 
-/// Power of a one-sided level-`alpha` t-test, as a function of the true log-slowdown.
+/// Quantile of the standard normal distribution.
+pub fn normal_quantile(p: f64) -> f64 {
+    student_t_quantile(p, 1e7)
+}
+
+/// Power of a one-sided level-`alpha` t-test, as a function of the true log-slowdown: by
+/// default of "no change"; [`Power::beyond`] makes it a test of clearing a floor while the
+/// estimate also moves by a run-level shift its own pairs cannot see.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Power {
     critical: f64,
     se: f64,
     df: f64,
+    /// The log-ratio the test's bound must clear.
+    floor: f64,
+    /// Spread of the run-level shift, added to the estimate's own.
+    shift: f64,
 }
 
 impl Power {
     /// For standard error `se` and `df` degrees of freedom (the critical value computed once).
     pub fn new(se: f64, df: f64, alpha: f64) -> Power {
-        Power { critical: student_t_quantile(1.0 - alpha, df), se, df }
+        Power { critical: student_t_quantile(1.0 - alpha, df), se, df, floor: 0.0, shift: 0.0 }
     }
 
-    /// P(t > critical) with t ≈ effect/se + noise.
+    /// The same test with its bound held above `floor`, the estimate spread also by a shift of
+    /// spread `shift`: P(estimate − critical·se > floor) for estimate ~ effect ± √(se² + shift²).
+    pub fn beyond(self, floor: f64, shift: f64) -> Power {
+        Power { floor, shift, ..self }
+    }
+
     pub fn at(&self, effect: f64) -> f64 {
-        if !(self.se > 0.0 && self.se.is_finite()) {
-            return if effect > 0.0 { 1.0 } else { 0.0 };
+        let spread = (self.se * self.se + self.shift * self.shift).sqrt();
+        if !(spread > 0.0 && spread.is_finite()) {
+            return if effect > self.floor { 1.0 } else { 0.0 };
         }
-        1.0 - student_t_cdf(self.critical - effect / self.se, self.df)
+        1.0 - student_t_cdf((self.floor + self.critical * self.se - effect) / spread, self.df)
     }
 }
 

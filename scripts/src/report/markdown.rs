@@ -63,7 +63,7 @@ pub fn render(figures: &Figures) -> String {
     writeln!(
         out,
         "- settings: {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs per comparison){}, {} confirmation rounds, \
-         {} operations per allocation pass, threshold {}%\n",
+         {} operations per allocation pass, threshold {}%{}\n",
         s.worker.duration_ms,
         s.worker.warmup_ms,
         s.rounds,
@@ -80,7 +80,8 @@ pub fn render(figures: &Figures) -> String {
         },
         s.confirm_rounds,
         s.worker.allocation_iterations,
-        s.threshold_percent
+        s.threshold_percent,
+        if s.run_spread_percent > 0.0 { format!(", run-level spread {}%", s.run_spread_percent) } else { String::new() }
     )
     .unwrap();
 

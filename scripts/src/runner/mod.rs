@@ -135,6 +135,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             look_seconds: options.look_seconds,
             confirm_rounds: options.confirm_rounds,
             threshold_percent: options.threshold,
+            run_spread_percent: options.run_spread,
             allow_format_change: options.allow_format_change,
             strict: options.strict,
         },
