@@ -221,7 +221,12 @@ fn a_baseline_without_the_kernel_library_falls_back_to_process_pairs() -> Outcom
 /// add as its own.
 fn undecided_comparisons_get_further_looks() -> Outcome {
     let repo = repo()?;
-    let output = run(&repo, &["--data", "status", "--serializer", "tl", "--looks", "3", "--look-rounds", "1", "--threshold", "50"])?;
+    // No run-level spread: with it, pairs this few can never be gated, and a comparison that
+    // no look could gate stops after the first (the futility rule) — this test is about looks.
+    let output = run(
+        &repo,
+        &["--data", "status", "--serializer", "tl", "--looks", "3", "--look-rounds", "1", "--threshold", "50", "--run-spread", "0"],
+    )?;
     ensure!(output.status.code() == Some(0), "exit {:?}", output.status.code());
     ensure!(stderr(&output).contains("look 3 of 3 for status/tl"), "no third look");
     let plan: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo.join("build/plan.json"))?)?;
