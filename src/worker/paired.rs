@@ -205,57 +205,52 @@ struct Timed {
     ops_per_batch: Vec<u64>,
 }
 
-/// Warm-up runs both sides alike and sizes one batch per kernel from their mean speed, so each
-/// side's batch does the same work; then each kernel in turn runs a round of eight batches,
-/// A B B A B A A B, then the next kernel, until twice the duration is spent (each side gets
-/// about what a process of its own would). Every other round swaps A and B, and the phase ends
-/// after an even number of rounds. A block, the unit the gate compares, is a quarter round:
-/// A B B A or B A A B, two batches per side a few milliseconds apart, so the median over a
-/// process's blocks shrugs off the bursts a neighbour causes (seen here: stretches of batches
-/// three to six times slower), and half of its blocks are opened by each side.
+/// One kernel at a time: a warm-up runs both sides alike and sizes one batch from their mean
+/// speed, so each side's batch does the same work; then that kernel runs rounds of eight
+/// batches, A B B A B A A B, back to back for its share of twice the duration (each side gets
+/// about what a process of its own would), then the next kernel. Every other round swaps A and
+/// B, and a kernel's rounds end after an even number. A block, the unit the gate compares, is a
+/// quarter round: A B B A or B A A B, two batches per side a few milliseconds apart, so the
+/// median over a process's blocks shrugs off the bursts a neighbour causes (seen here:
+/// stretches of batches three to six times slower), and half of its blocks are opened by each
+/// side.
 ///
-/// Why: with A B B A rounds and a fixed opener, the opener ran 0.5–1% slower in every process
-/// here (identical libraries; the same with the load order fixed, with each batch preceded by a
-/// warm-up run of its own kernel, and with eight-batch rounds): the round after another
-/// kernel's round starts with the opener. Its sign flipped with the opener across samples, so a
-/// planted 1.5% read as +0.5% and +2.7% in alternate processes. Swapping the opener every round
-/// removed it (12 A/A processes: 0.2% between openers, against 1.45% without).
+/// Why one kernel at a time: the first batch after another kernel ran is cold (its code and
+/// data were evicted): seen here, json-td's messages encode ran about 100 µs in the first batch
+/// of every round and 60 µs in the others, when rounds of encode and decode took turns. That
+/// batch fell on whichever side opened the round, so quarter ratios swung by ±20% and a pair's
+/// median by ±2% (A/A, 5 ms batches); swapping the opener every round only cancelled its bias.
+/// Pairing already cancels drift, so nothing is gained by spreading a kernel over the process.
 fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Settings) -> Timed {
     let kernels = &first.description.kernels;
     let warmup = Duration::from_millis(settings.warmup_ms.max(1)) / (2 * kernels.len()) as u32;
-    let ops_per_batch: Vec<u64> = kernels
-        .iter()
-        .enumerate()
-        .map(|(k, kernel)| {
-            let speed = |side: &Side| {
-                let started = Instant::now();
-                let mut ops = 0u64;
-                while started.elapsed() < warmup || ops == 0 {
-                    side.run(k, kernel.cycle);
-                    ops += kernel.cycle;
-                }
-                started.elapsed().as_nanos() as f64 / ops as f64
-            };
-            let (a, b) = (speed(first), speed(second));
-            batch_size(settings, (a + b) / 2.0, kernel.cycle)
-        })
-        .collect();
-    let mut timed = Timed { first: vec![Vec::new(); kernels.len()], second: vec![Vec::new(); kernels.len()], ops_per_batch };
-    let duration = Duration::from_millis(2 * settings.duration_ms);
-    let started = Instant::now();
-    // The opener flips every round: an eight-batch round balances positions, and two rounds
-    // balance which side opens (see above).
-    let mut flip = false;
-    // An even number of rounds, at least two: each side opens as many as the other.
-    while started.elapsed() < duration || flip || timed.first.iter().any(|b| b.len() < 8) {
-        for k in 0..kernels.len() {
-            let n = timed.ops_per_batch[k];
+    let share = Duration::from_millis(2 * settings.duration_ms) / kernels.len() as u32;
+    let mut timed = Timed { first: vec![Vec::new(); kernels.len()], second: vec![Vec::new(); kernels.len()], ops_per_batch: Vec::new() };
+    for (k, kernel) in kernels.iter().enumerate() {
+        let speed = |side: &Side| {
+            let started = Instant::now();
+            let mut ops = 0u64;
+            while started.elapsed() < warmup || ops == 0 {
+                side.run(k, kernel.cycle);
+                ops += kernel.cycle;
+            }
+            started.elapsed().as_nanos() as f64 / ops as f64
+        };
+        let (a, b) = (speed(first), speed(second));
+        let n = batch_size(settings, (a + b) / 2.0, kernel.cycle);
+        timed.ops_per_batch.push(n);
+        let started = Instant::now();
+        // The opener flips every round: an eight-batch round balances positions, and two rounds
+        // balance which side opens.
+        let mut flip = false;
+        // An even number of rounds, at least two: each side opens as many as the other.
+        while started.elapsed() < share || flip || timed.first[k].len() < 8 {
             for opens in [true, false, false, true, false, true, true, false] {
                 let (side, batches) = if opens != flip { (first, &mut timed.first[k]) } else { (second, &mut timed.second[k]) };
                 batches.push(side.timed(k, n));
             }
+            flip = !flip;
         }
-        flip = !flip;
     }
     timed
 }
