@@ -31,7 +31,7 @@ fn formats(c: &mut Criterion) {
             for kernel in kernels(implementation, &payloads, None).expect("kernels of a validated lane") {
                 let bytes_per_payload = proof(&kernel).encoded_bytes;
                 group.throughput(Throughput::Bytes((bytes_per_payload * kernel.len() as f64) as u64));
-                let (mut cursor, mut buffer) = (0, Vec::new());
+                let (mut cursor, mut buffer) = (0, tdbench::worker::placement::output_buffer());
                 // One iteration: every payload of the lane once.
                 group.bench_function(BenchmarkId::new(kernel.operation().as_str(), implementation.name()), |b| {
                     b.iter(|| measured_loop(&kernel, kernel.len() as u64, &mut cursor, &mut buffer))

@@ -55,7 +55,7 @@ fn open(opening: &str) -> Result<Session, String> {
     };
     Ok(Session {
         cursors: vec![0; kernels.len()],
-        buffers: vec![Vec::new(); kernels.len()],
+        buffers: kernels.iter().map(|_| worker::placement::output_buffer()).collect(),
         kernels,
         description,
         planted_decode_percent: opening.planted_decode_percent,

@@ -11,6 +11,7 @@
 pub mod instructions;
 pub mod machine;
 pub mod paired;
+pub mod placement;
 
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -31,6 +32,7 @@ use crate::corpus::{Corpus, Payload, lanes};
 use crate::registry::{self, Floor, Implementation};
 use crate::tdlib::{Client, HOW_TO_ENABLE, Tdjson, echo_method};
 use crate::validate::validate_payload;
+use placement::{Placed, output_buffer};
 
 /// One timed operation over the lane's payloads, cycled in order. The criterion bench runs
 /// these same kernels, so `cargo bench` and `./run.sh` cannot measure different code.
@@ -41,7 +43,7 @@ pub enum Kernel<'a> {
     },
     Decode {
         codec: &'static dyn Codec,
-        inputs: Vec<Vec<u8>>,
+        inputs: Vec<Placed>,
     },
     Clone {
         values: Vec<&'a Object>,
@@ -50,7 +52,7 @@ pub enum Kernel<'a> {
         values: Vec<&'a Object>,
     },
     Memcpy {
-        inputs: Vec<&'a [u8]>,
+        inputs: Vec<Placed>,
     },
     /// A TDLib echo call per payload, or the empty call (`testCallEmpty`) when `calls` is empty.
     RoundTrip {
@@ -124,7 +126,7 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
         Kernel::Memcpy { inputs } => {
             for _ in 0..n {
                 buffer.clear();
-                buffer.extend_from_slice(inputs[next()]);
+                buffer.extend_from_slice(&inputs[next()]);
                 black_box(&*buffer);
             }
         }
@@ -225,11 +227,11 @@ pub fn kernels<'a>(
     Ok(match implementation {
         Implementation::Codec(codec) => vec![
             Kernel::Encode { codec, values: values.clone() },
-            Kernel::Decode { codec, inputs: values.iter().map(|v| encode_with(codec, v)).collect() },
+            Kernel::Decode { codec, inputs: values.iter().map(|v| Placed::new(&encode_with(codec, v))).collect() },
         ],
         Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
         Implementation::Floor(Floor::ValidatedClone) => vec![Kernel::ValidatedClone { values }],
-        Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| p.json.as_slice()).collect() }],
+        Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| Placed::new(&p.json)).collect() }],
         Implementation::Tdlib { codec, .. } => {
             let client = client.expect("a TDLib client for a TDLib implementation");
             let calls = values.iter().map(|v| EchoCall::new(v)).collect::<Result<Vec<_>, _>>()?;
@@ -298,7 +300,7 @@ pub fn proof(kernel: &Kernel) -> Produced {
     // A decode's size is its input's; every other kernel's is what it produced (for `clone`,
     // the JSON of the cloned values: the same bytes as the payloads').
     let encoded_bytes = match kernel {
-        Kernel::Decode { inputs, .. } => inputs.iter().map(Vec::len).sum::<usize>(),
+        Kernel::Decode { inputs, .. } => inputs.iter().map(|i| i.len()).sum::<usize>(),
         _ => outputs.iter().map(Vec::len).sum(),
     } as f64
         / kernel.len() as f64;
@@ -441,7 +443,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     check_round_trips(&kernels, &mut Vec::new())?;
     select_operation(&mut kernels, job.operation, &job.implementation)?;
     let proofs: Vec<Produced> = kernels.iter().map(proof).collect();
-    let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| Vec::new()).collect();
+    let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| output_buffer()).collect();
     let mut cursors = vec![0usize; kernels.len()];
     let settings = &job.settings;
 
