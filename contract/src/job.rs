@@ -9,6 +9,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::enums::{Measure, Operation, Role};
 
+/// Operations counted per allocation pass by default. Counts are exact, so one pass over a
+/// lane's payloads says all there is: 48 is one whole pass over the largest lane (`mix`) and
+/// several over the others (4 to 16 payloads), so every payload weighs the same. Before, 200
+/// operations cost the slow implementations most of a paired process (json-value's messages
+/// decode: 200 × 1.1 ms on each side and each kernel) and were no whole pass over `mix`.
+pub const ALLOCATION_ITERATIONS: u64 = 48;
+
 /// How a worker measures. Every worker of a run gets the same settings, and the gate refuses
 /// a sample whose settings are not the plan's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Args)]
@@ -29,8 +36,9 @@ pub struct Settings {
     #[arg(long = "batch-us", value_name = "US", default_value_t = 5000,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub batch_us: u64,
-    /// Operations in each worker's allocation pass
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    /// Operations in each worker's allocation pass, from the lane's first payload (the default,
+    /// 48, is a whole number of passes over every lane's payloads)
+    #[arg(long, value_name = "N", default_value_t = ALLOCATION_ITERATIONS, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub allocation_iterations: u64,
     /// Passes over the lane's payloads in the loop callgrind counts
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=10_000))]
@@ -49,7 +57,7 @@ impl Default for Settings {
             duration_ms: 300,
             warmup_ms: 60,
             batch_us: 5000,
-            allocation_iterations: 200,
+            allocation_iterations: ALLOCATION_ITERATIONS,
             instruction_cycles: 3,
         }
     }
