@@ -1,12 +1,14 @@
 //! Building each tree's worker, linking its code layouts, and asking it what it can measure.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use tdbench_contract::{Catalog, Role, library};
 
+use super::relink::LinkCommand;
 use super::{Failure, environment};
 use crate::plan::{Slot, TreeInfo};
 
@@ -25,6 +27,9 @@ pub struct Trees {
     pub baseline: Option<Built>,
     /// Layouts linked by this invocation (role, seed, what): a calibration's runs reuse them.
     pub linked: RefCell<HashSet<(Role, u32, Linked)>>,
+    /// Per tree and binary, the linker command captured by its first layout in this
+    /// invocation (`None`: replaying is off, every layout goes through cargo).
+    pub link_commands: Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
 }
 
 impl Trees {
@@ -71,6 +76,7 @@ impl Trees {
         }
         let count = |kind: Linked| new.iter().filter(|(_, linked)| *linked == kind).count();
         eprintln!("linking {} worker and {} kernel-library code layout(s) per tree…", count(Linked::Worker), count(Linked::Kernels));
+        let started = std::time::Instant::now();
         // Each tree links in a thread of its own: two target folders, two cargo locks, and
         // nothing is being measured meanwhile (linking is most of what a further look costs).
         let links: Vec<Result<(), Failure>> = std::thread::scope(|scope| {
@@ -78,20 +84,32 @@ impl Trees {
                 .roles()
                 .into_iter()
                 .map(|role| {
-                    let (built, new) = (self.get(role), &new);
+                    let (built, new, commands) = (self.get(role), &new, &self.link_commands);
                     scope.spawn(move || {
                         let tree = Path::new(&built.info.path);
-                        new.iter().try_for_each(|&(seed, linked)| link_layout(tree, &built.target, role, seed, linked))
+                        new.iter().try_for_each(|&(seed, linked)| link_layout(tree, &built.target, role, seed, linked, commands))
                     })
                 })
                 .collect();
             threads.into_iter().map(|t| t.join().unwrap_or_else(|_| Err(environment("a linking thread panicked")))).collect()
         });
         links.into_iter().collect::<Result<(), Failure>>()?;
+        eprintln!("linked in {:.1} s", started.elapsed().as_secs_f64());
         for role in self.roles() {
             self.linked.borrow_mut().extend(new.iter().map(|&(seed, linked)| (role, seed, linked)));
         }
         Ok(())
+    }
+}
+
+impl Drop for Trees {
+    /// The objects rustc kept for replaying its linker command are needed only while this
+    /// invocation links.
+    fn drop(&mut self) {
+        let commands = self.link_commands.get_mut().map(std::mem::take).unwrap_or_default();
+        for folder in commands.values().flatten().filter_map(LinkCommand::temporary_folder) {
+            let _ = std::fs::remove_dir_all(folder);
+        }
     }
 }
 
@@ -150,6 +168,10 @@ pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: boo
 
 /// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
 fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
+    cargo_command(tree, target, args, quiet).status().map_err(|e| environment(format!("cannot run cargo: {e}")))
+}
+
+fn cargo_command(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Command {
     let mut flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
         .ok()
         .filter(|f| !f.is_empty())
@@ -172,7 +194,7 @@ fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
         .env_remove("RUSTFLAGS");
-    command.status().map_err(|e| environment(format!("cannot run cargo: {e}")))
+    command
 }
 
 /// What [`link_layout`] links.
@@ -192,21 +214,78 @@ pub enum Linked {
 /// one layout per sample, the same for both trees, an A/A pair is still two identical binaries,
 /// while a real change meets a different layout draw in every pair: layout luck becomes noise
 /// the intervals account for instead of a bias that fails unrelated code.
-fn link_layout(tree: &Path, target: &Path, role: Role, seed: u32, linked: Linked) -> Result<(), Failure> {
-    let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
+///
+/// The first layout of each binary in an invocation goes through cargo and captures the linker
+/// command; the others replay it ([`LinkCommand`]): about 0.25 s each instead of 2.
+fn link_layout(
+    tree: &Path,
+    target: &Path,
+    role: Role,
+    seed: u32,
+    linked: Linked,
+    commands: &Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
+) -> Result<(), Failure> {
     let (what, built, kept): (&[&str], &str, String) = match linked {
         Linked::Worker => (&["--bin", "worker"], "worker", format!("worker-{seed}")),
         Linked::Kernels => (&["-p", "tdbench-kernels", "--lib"], library::FILE_NAME, format!("{}-{seed}", library::FILE_NAME)),
     };
+    let layouts = target.join("layouts");
+    std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
+    let output = layouts.join(&kept);
+    let captured = commands.lock().expect("no linking thread panics holding the lock").get(&(role, linked)).cloned();
+    match captured {
+        Some(Some(command)) => {
+            return command.link(seed, &output).map_err(|e| environment(format!("linking the {role} {built} with layout {seed}: {e}")));
+        }
+        Some(None) => {}
+        None => {
+            let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
+            let args: Vec<&str> = ["rustc", "--release"]
+                .iter()
+                .chain(what)
+                .chain(&["--", "-C", &shuffle, "-C", "save-temps", "--print", "link-args"])
+                .copied()
+                .collect();
+            let printed = cargo_printing(tree, target, &args)?;
+            keep(target, built, &output, seed)?;
+            let command = printed.as_deref().and_then(LinkCommand::parse).filter(|c| replays(c, seed, &output, &layouts));
+            commands.lock().expect("no linking thread panics holding the lock").insert((role, linked), command);
+            return match printed {
+                Some(_) => Ok(()),
+                None => Err(environment(format!("linking the {role} {built} with layout {seed} failed"))),
+            };
+        }
+    }
+    let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
     let args: Vec<&str> = ["rustc", "--release"].iter().chain(what).chain(&["--", "-C", &shuffle]).copied().collect();
     if !cargo(tree, target, &args, true)?.success() {
         return Err(environment(format!("linking the {role} {built} with layout {seed} failed")));
     }
-    let layouts = target.join("layouts");
-    std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
-    std::fs::copy(target.join("release").join(built), layouts.join(kept))
-        .map_err(|e| environment(format!("cannot keep layout {seed}: {e}")))?;
+    keep(target, built, &output, seed)
+}
+
+/// Copies what cargo just linked into `output`.
+fn keep(target: &Path, built: &str, output: &Path, seed: u32) -> Result<(), Failure> {
+    std::fs::copy(target.join("release").join(built), output).map_err(|e| environment(format!("cannot keep layout {seed}: {e}")))?;
     Ok(())
+}
+
+/// Whether replaying `command` with `seed` gives exactly the layout cargo linked: only then are
+/// the other layouts linked by replaying it.
+fn replays(command: &LinkCommand, seed: u32, linked: &Path, layouts: &Path) -> bool {
+    let check = layouts.join(format!(".replay-check-{seed}"));
+    let same = command.link(seed, &check).is_ok() && std::fs::read(&check).ok() == std::fs::read(linked).ok();
+    let _ = std::fs::remove_file(&check);
+    same
+}
+
+/// cargo as [`cargo`] does it, keeping what rustc prints on standard output (`--print`);
+/// `None` when cargo fails (its errors go to standard error).
+fn cargo_printing(tree: &Path, target: &Path, args: &[&str]) -> Result<Option<String>, Failure> {
+    let mut command = cargo_command(tree, target, args, true);
+    let output = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).output();
+    let output = output.map_err(|e| environment(format!("cannot run cargo: {e}")))?;
+    Ok(output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
 /// What a worker binary can measure (`worker --list`), asked in its tree.

@@ -11,6 +11,7 @@ mod calibrate;
 mod launch;
 mod lock;
 mod progress;
+mod relink;
 mod tdlib;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -109,7 +110,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         let target = PathBuf::from(&info.path).join("target");
         Some(build::build(info, target, Role::Baseline, options.ci, options.wants_in_process_pairs())?)
     };
-    let trees = Trees { current, baseline, linked: Default::default() };
+    let trees = Trees { current, baseline, linked: Default::default(), link_commands: Default::default() };
     let entries = entries(&trees, &lanes, &implementations);
     let pairing = pairing(&trees, options, &implementations);
     if !pairing.note.is_empty() {
