@@ -6,6 +6,9 @@ use tdbench_contract::{ImplementationInfo, Machine, Metric, Operation, RunVerdic
 
 use crate::plan::{Pairing, PlanSettings, TreeInfo};
 
+/// The slowdowns (fractions) at which the summary counts latency comparisons gated.
+pub const GATE_LEVELS: [f64; 3] = [0.01, 0.03, 0.05];
+
 /// Bumped when a field changes meaning.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 

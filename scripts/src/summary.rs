@@ -2,7 +2,7 @@
 
 use tdbench_contract::{Metric, Stage};
 
-use crate::results::{Comparison, FROM_ZERO, Results};
+use crate::results::{Comparison, FROM_ZERO, GATE_LEVELS, Results};
 
 fn percent(x: f64) -> String {
     if x == FROM_ZERO { "from 0".into() } else { format!("{:+.2}%", x * 100.0) }
@@ -71,12 +71,10 @@ pub fn text(results: &Results) -> String {
 /// caught a slowdown of 1%, 3% and 5% with 80% power.
 pub fn headline(results: &Results) -> String {
     let left_out: String = results.provenance.left_out.iter().map(|why| format!("{why}\n")).collect();
-    let (at_1, family) = results.gated_at(0.01);
+    let [(at_1, family), (at_3, _), (at_5, _)] = GATE_LEVELS.map(|level| results.gated_at(level));
     if family == 0 {
         return left_out;
     }
-    let (at_3, _) = results.gated_at(0.03);
-    let (at_5, _) = results.gated_at(0.05);
     let pairing = &results.provenance.pairing.note;
     format!(
         "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
