@@ -106,7 +106,7 @@ impl Tdjson {
     pub fn client(&self) -> Client<'_> {
         // SAFETY: no preconditions.
         let id = unsafe { (self.create_client_id)() };
-        Client { td: self, id, next_extra: 1 }
+        Client { td: self, id, next_extra: 1, closed: false }
     }
 }
 
@@ -115,6 +115,7 @@ pub struct Client<'a> {
     td: &'a Tdjson,
     id: c_int,
     next_extra: u64,
+    closed: bool,
 }
 
 impl Client<'_> {
@@ -131,16 +132,32 @@ impl Client<'_> {
     /// live client is aborted by TDLib. Dropping a client does the same.
     pub fn close(self) {}
 
-    fn shut_down(&mut self) {
+    /// Closes the client in place and waits until TDLib says it is closed; once. For a client
+    /// that is never dropped (a kernel library's, which lives as long as its session).
+    pub fn shut_down(&mut self) {
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
         let _ = self.call_without_answer(r#"{"@type":"close"}"#);
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             // SAFETY: as in `call`.
             let answer = unsafe { (self.td.receive)(1.0) };
-            if !answer.is_null() && unsafe { CStr::from_ptr(answer) }.to_string_lossy().contains("authorizationStateClosed") {
+            if answer.is_null() {
+                continue;
+            }
+            let answer = unsafe { CStr::from_ptr(answer) }.to_bytes();
+            if self.owns(answer) && answer.windows(24).any(|w| w == b"authorizationStateClosed") {
                 return;
             }
         }
+    }
+
+    /// Whether an answer or update is this client's: `td_receive` serves every client of the
+    /// process (an in-process pair of TDLib round trips has one per tree), and each numbers
+    /// its requests' `@extra` from 1. An answer without `@client_id` is taken to be ours.
+    fn owns(&self, answer: &[u8]) -> bool {
+        number_after(answer, b"\"@client_id\":").is_none_or(|id| id == self.id as u64)
     }
 
     /// The next `@extra` to tag a request with.
@@ -168,7 +185,7 @@ impl Client<'_> {
                 continue;
             }
             let answer = unsafe { CStr::from_ptr(answer) }.to_bytes();
-            if extra_of(answer) == Some(extra) {
+            if number_after(answer, b"\"@extra\":") == Some(extra) && self.owns(answer) {
                 return Ok(read(answer));
             }
         }
@@ -189,11 +206,11 @@ impl Drop for Client<'_> {
     }
 }
 
-/// The `@extra` TDLib echoes at the end of an answer: `...,"@extra":7,"@client_id":1}`.
-fn extra_of(answer: &[u8]) -> Option<u64> {
-    const KEY: &[u8] = b"\"@extra\":";
+/// The number after `key` at the end of an answer, where TDLib puts `@extra` and
+/// `@client_id`: `...,"@extra":7,"@client_id":1}`.
+fn number_after(answer: &[u8], key: &[u8]) -> Option<u64> {
     let tail = &answer[answer.len().saturating_sub(64)..];
-    let at = tail.windows(KEY.len()).rposition(|w| w == KEY)? + KEY.len();
+    let at = tail.windows(key.len()).rposition(|w| w == key)? + key.len();
     let digits = tail[at..].iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(&tail[at..at + digits]).ok()?.parse().ok()
 }

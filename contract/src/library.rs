@@ -35,6 +35,15 @@ pub const SYMBOL_RUN: &[u8] = b"tdbench_kernels_run\0";
 pub const SYMBOL_COUNT_ALLOCATIONS: &[u8] = b"tdbench_kernels_count_allocations\0";
 /// `extern "C" fn(text: *mut c_char)`: frees a string the library returned.
 pub const SYMBOL_FREE: &[u8] = b"tdbench_kernels_free\0";
+/// `extern "C" fn(session)`: closes what the session holds that must end before the process
+/// does (a TDLib round trip's client: TDLib aborts a process that exits with a live one) and
+/// frees the session. Optional: a library without it is older than TDLib round trips in one
+/// process, and its tree's round trips keep processes of their own.
+pub const SYMBOL_CLOSE: &[u8] = b"tdbench_kernels_close\0";
+
+/// The line `paired --check-library FILE` prints when FILE can open TDLib round trips (it has
+/// [`SYMBOL_CLOSE`]).
+pub const CAN_OPEN_TDLIB: &str = "tdlib round trips: yes";
 
 /// What to open: the same words a worker's [`crate::Job`] carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

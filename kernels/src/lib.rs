@@ -5,15 +5,20 @@
 //!
 //! Each library carries its own copy of std and its own counting allocator, so an allocation
 //! count taken here counts this tree's code only, exactly as a process of its own would.
-//! TDLib round trips are not offered: a second libtdjson client in the process would colour
-//! both sides; they keep processes of their own.
+//! TDLib round trips open a libtdjson client of their own (`TDJSON` names the library, as for a
+//! worker): the two trees' clients share the one TDLib of the process, its threads and their
+//! sleep and wake-ups, which is what pairing wants — whatever TDLib's state does to a round
+//! trip, it does to both sides' batches alike. [`tdbench_kernels_close`] closes the client
+//! before the process exits, as TDLib requires.
 
+use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::path::Path;
 
 use tdbench::alloc::CountingAllocator;
 use tdbench::corpus::Corpus;
 use tdbench::registry;
+use tdbench::tdlib::{Client, HOW_TO_ENABLE, Tdjson};
 use tdbench::worker::{self, Kernel, measured_loop};
 use tdbench_contract::Operation;
 use tdbench_contract::library::{self, KernelInfo, Opening};
@@ -29,20 +34,35 @@ pub struct Session {
     description: library::Session,
     /// Calibration only: the slowdown planted in decodes (see [`worker::planted_loop`]).
     planted_decode_percent: Option<f64>,
+    /// A TDLib round trip's client, closed by [`tdbench_kernels_close`].
+    client: Option<&'static RefCell<Client<'static>>>,
 }
 
 fn open(opening: &str) -> Result<Session, String> {
     let opening: Opening = serde_json::from_str(opening).map_err(|e| format!("unreadable opening: {e}"))?;
     let implementation = registry::implementation(&opening.implementation)?;
-    if implementation.needs_tdlib() {
-        return Err(format!("`{}` is a TDLib round trip: it runs in a process of its own", opening.implementation));
-    }
     worker::check_measures(implementation, &opening.lane)?;
     let (corpus, lane) = worker::load_lane(&opening.lane, Path::new(&opening.corpus_dir), true)?;
-    // The session lives until the process ends; its kernels borrow the corpus.
+    // The session lives until the process ends; its kernels borrow the corpus. So does
+    // libtdjson: its threads must never outlive the library.
     let corpus: &'static Corpus = Box::leak(Box::new(corpus));
-    let mut kernels = worker::kernels(implementation, &corpus.lane(lane), None)?;
-    worker::select_operation(&mut kernels, opening.operation, &opening.implementation)?;
+    let client: Option<&'static RefCell<Client<'static>>> = match implementation.needs_tdlib() {
+        true => {
+            let tdjson: &'static Tdjson = Box::leak(Box::new(Tdjson::load()?.ok_or(HOW_TO_ENABLE)?));
+            Some(Box::leak(Box::new(RefCell::new(tdjson.client()))))
+        }
+        false => None,
+    };
+    let kernels = match checked_kernels(implementation, &corpus.lane(lane), client, &opening) {
+        Ok(kernels) => kernels,
+        Err(e) => {
+            // A live client must be closed before the process exits, or TDLib aborts it.
+            if let Some(client) = client {
+                client.borrow_mut().shut_down();
+            }
+            return Err(e);
+        }
+    };
     let description = library::Session {
         corpus: worker::corpus_summary(corpus, lane),
         kernels: kernels
@@ -59,7 +79,21 @@ fn open(opening: &str) -> Result<Session, String> {
         kernels,
         description,
         planted_decode_percent: opening.planted_decode_percent,
+        client,
     })
+}
+
+/// The implementation's kernels on the lane, TDLib's echoes checked, the operation asked for kept.
+fn checked_kernels(
+    implementation: registry::Implementation,
+    payloads: &[&'static tdbench::corpus::Payload],
+    client: Option<&'static RefCell<Client<'static>>>,
+    opening: &Opening,
+) -> Result<Vec<Kernel<'static>>, String> {
+    let mut kernels = worker::kernels(implementation, payloads, client)?;
+    worker::check_round_trips(&kernels, &mut Vec::new())?;
+    worker::select_operation(&mut kernels, opening.operation, &opening.implementation)?;
+    Ok(kernels)
 }
 
 fn into_c(text: String) -> *mut c_char {
@@ -119,6 +153,16 @@ pub unsafe extern "C" fn tdbench_kernels_count_allocations(session: *mut Session
     let mut cursor = 0;
     let ((), measured) = tdbench::alloc::measure(|| measured_loop(&session.kernels[k], n, &mut cursor, &mut session.buffers[k]));
     unsafe { *counts = [measured.allocations, measured.bytes] };
+}
+
+/// # Safety
+/// `session` came from `tdbench_kernels_open` of this library and is not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tdbench_kernels_close(session: *mut Session) {
+    let session = unsafe { Box::from_raw(session) };
+    if let Some(client) = session.client {
+        client.borrow_mut().shut_down();
+    }
 }
 
 /// # Safety

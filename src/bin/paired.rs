@@ -17,7 +17,8 @@ use tdbench_contract::PairedJob;
 struct Cli {
     #[command(flatten)]
     paired: PairedJob,
-    /// Only check that FILE is a kernel library this harness can load (exit 0) or say why not (1)
+    /// Only check that FILE is a kernel library this harness can load (exit 0, printing what it
+    /// can open beyond codecs and floors) or say why not (1)
     #[arg(long, value_name = "FILE", exclusive = true)]
     check_library: Option<PathBuf>,
 }
@@ -27,7 +28,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() == 3 && args[1] == "--check-library" {
         return match paired::check_library(std::path::Path::new(&args[2])) {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(capabilities) => {
+                if capabilities.tdlib {
+                    println!("{}", tdbench_contract::library::CAN_OPEN_TDLIB);
+                }
+                ExitCode::SUCCESS
+            }
             Err(message) => {
                 eprintln!("paired: {message}");
                 ExitCode::from(1)

@@ -247,7 +247,7 @@ fn empty_call_answer() -> Object {
 
 /// TDLib must answer every call with the payload itself (and the empty call with `ok`), read
 /// back by the codec on our side, before its round trips are timed.
-fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), String> {
+pub fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(), String> {
     for kernel in kernels {
         let Kernel::RoundTrip { codec, client, calls } = kernel else { continue };
         let mut client = client.borrow_mut();

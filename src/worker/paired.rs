@@ -27,6 +27,7 @@ type Describe = unsafe extern "C" fn(*const c_void) -> *mut c_char;
 type Run = unsafe extern "C" fn(*mut c_void, u32, u64);
 type CountAllocations = unsafe extern "C" fn(*mut c_void, u32, u64, *mut [u64; 2]);
 type Free = unsafe extern "C" fn(*mut c_char);
+type Close = unsafe extern "C" fn(*mut c_void);
 
 /// A function of the library, copied out of its symbol: valid while the library stays loaded.
 ///
@@ -43,8 +44,20 @@ struct Side {
     count_allocations: CountAllocations,
     session: *mut c_void,
     description: Session,
+    /// Closes the session (a TDLib client with it); absent in libraries older than TDLib round
+    /// trips in one process, which never open one.
+    close: Option<Close>,
     /// Kept last: the library stays loaded while its functions can be called.
     _library: Library,
+}
+
+impl Drop for Side {
+    fn drop(&mut self) {
+        if let Some(close) = self.close {
+            // SAFETY: the session is this library's and is not used again.
+            unsafe { close(self.session) }
+        }
+    }
 }
 
 impl Side {
@@ -66,6 +79,7 @@ impl Side {
             let run: Run = symbol(&library, library::SYMBOL_RUN).map_err(missing)?;
             let count_allocations: CountAllocations = symbol(&library, library::SYMBOL_COUNT_ALLOCATIONS).map_err(missing)?;
             let free: Free = symbol(&library, library::SYMBOL_FREE).map_err(missing)?;
+            let close: Option<Close> = symbol(&library, library::SYMBOL_CLOSE).ok();
             let take = |text: *mut c_char| {
                 let owned = CStr::from_ptr(text).to_string_lossy().into_owned();
                 free(text);
@@ -78,7 +92,7 @@ impl Side {
                 return Err(format!("{name}: {}", take(error)));
             }
             let description = serde_json::from_str(&take(describe(session))).map_err(|e| format!("{name}: unreadable session: {e}"))?;
-            Ok(Side { role, run, count_allocations, session, description, _library: library })
+            Ok(Side { role, run, count_allocations, session, description, close, _library: library })
         }
     }
 
@@ -255,17 +269,24 @@ fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Setting
     timed
 }
 
-/// Whether `path` is a kernel library this harness can load: the runner asks before it plans
-/// in-process pairs, and falls back to process pairs (saying so) when not.
-pub fn check_library(path: &Path) -> Result<(), String> {
+/// Whether `path` is a kernel library this harness can load (the runner asks before it plans
+/// in-process pairs, and falls back to process pairs, saying so, when not), and whether it can
+/// also open TDLib round trips (it closes sessions: [`library::SYMBOL_CLOSE`]).
+pub fn check_library(path: &Path) -> Result<Capabilities, String> {
     // SAFETY: as in `Side::open`.
     unsafe {
         let library = Library::new(path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
         let version: extern "C" fn() -> u32 =
             symbol(&library, library::SYMBOL_VERSION).map_err(|e| format!("{} has no ABI version: {e}", path.display()))?;
         match version() {
-            v if v == library::VERSION => Ok(()),
+            v if v == library::VERSION => Ok(Capabilities { tdlib: symbol::<Close>(&library, library::SYMBOL_CLOSE).is_ok() }),
             v => Err(format!("{} speaks ABI {v}, this harness {}", path.display(), library::VERSION)),
         }
     }
+}
+
+/// What a loadable kernel library can open beyond codecs and floors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub tdlib: bool,
 }

@@ -116,7 +116,9 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
     let timeout = Duration::from_secs(60) + Duration::from_millis(40 * (s.duration_ms + s.warmup_ms));
     let started = Instant::now();
     let (harness, args) = (launch.trees.harness(), paired.to_args());
-    let printed = execute(&harness, &args, &current_tree, None, &name, timeout, launch, progress)?;
+    let needs_tdlib = launch.plan.implementation(&first.implementation).is_some_and(|i| i.timed_only());
+    let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
+    let printed = execute(&harness, &args, &current_tree, tdjson, &name, timeout, launch, progress)?;
     let stored =
         serde_json::from_str::<PairedResult>(&printed).map_err(|e| format!("printed no readable pair of results: {e}")).and_then(|pair| {
             for result in [&pair.baseline, &pair.current] {
@@ -128,7 +130,7 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
             Ok(())
         });
     if let Err(what) = stored {
-        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, None), launch, progress));
+        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, tdjson), launch, progress));
     }
     progress.step(&first.lane, started.elapsed() / 2);
     progress.step(&first.lane, started.elapsed() / 2);

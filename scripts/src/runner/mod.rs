@@ -355,9 +355,10 @@ struct Selection {
     left_out: Vec<String>,
 }
 
-/// Which implementations time both trees in one process: every one but TDLib's round trips,
-/// when the run is timed against a baseline and both trees build a kernel library this
-/// harness can load. Otherwise the note says why the run falls back to process pairs.
+/// Which implementations time both trees in one process: every one, when the run is timed
+/// against a baseline and both trees build a kernel library this harness can load — TDLib
+/// round trips too when both libraries can open them. Otherwise the note says why the run (or
+/// the round trips) falls back to process pairs.
 fn pairing(trees: &Trees, options: &Options, implementations: &[String]) -> Pairing {
     let Some(baseline) = trees.baseline.as_ref() else { return Pairing::default() };
     if options.settings.measure != Measure::Time {
@@ -372,23 +373,33 @@ fn pairing(trees: &Trees, options: &Options, implementations: &[String]) -> Pair
             return processes(why.clone());
         }
     }
-    let library = baseline.target.join("release").join(tdbench_contract::library::FILE_NAME);
-    match Command::new(trees.harness()).arg("--check-library").arg(&library).output() {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => return processes(String::from_utf8_lossy(&o.stderr).trim().to_string()),
-        Err(e) => return processes(format!("cannot start the harness: {e}")),
+    let mut tdlib_in_both = true;
+    for built in [baseline, &trees.current] {
+        let library = built.target.join("release").join(tdbench_contract::library::FILE_NAME);
+        match Command::new(trees.harness()).arg("--check-library").arg(&library).output() {
+            Ok(o) if o.status.success() => {
+                tdlib_in_both &= String::from_utf8_lossy(&o.stdout).lines().any(|l| l == tdbench_contract::library::CAN_OPEN_TDLIB)
+            }
+            Ok(o) => return processes(String::from_utf8_lossy(&o.stderr).trim().to_string()),
+            Err(e) => return processes(format!("cannot start the harness: {e}")),
+        }
     }
     let in_process: Vec<String> = implementations
         .iter()
-        .filter(|name| trees.current.catalog.implementation(name).is_some_and(|i| !i.timed_only()))
+        .filter(|name| trees.current.catalog.implementation(name).is_some_and(|i| tdlib_in_both || !i.timed_only()))
         .filter(|name| baseline.catalog.implementation(name).is_some())
         .cloned()
         .collect();
     let alone = implementations.len() - in_process.len();
+    let why_alone = if tdlib_in_both {
+        "new in this tree"
+    } else {
+        "TDLib round trips, which the baseline's kernel library cannot open, or new in this tree"
+    };
     let note = format!(
         "latency pairs: both trees' kernels in one process per sample, batches alternating, for {} implementation(s){}",
         in_process.len(),
-        if alone > 0 { format!("; {alone} (TDLib round trips, or new in this tree) in processes of their own") } else { String::new() }
+        if alone > 0 { format!("; {alone} ({why_alone}) in processes of their own") } else { String::new() }
     );
     Pairing { in_process, note }
 }
