@@ -86,8 +86,12 @@ impl Kernel<'_> {
 
 /// The loop every measurement runs: `n` operations from payload `*cursor` on, cycling.
 /// Not inlined, so `valgrind --toggle-collect='*measured_loop*'` counts exactly this.
+///
+/// `buffer` is the kernel's output buffer ([`placement::output_buffer`]): what it holds on
+/// entry is kept, each operation appends after it, and the loop leaves it as it came.
 #[inline(never)]
 pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
+    let start = buffer.len();
     let len = kernel.len();
     let mut at = *cursor;
     let mut next = || {
@@ -101,7 +105,7 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
     match kernel {
         Kernel::Encode { codec, values } => {
             for _ in 0..n {
-                buffer.clear();
+                buffer.truncate(start);
                 codec.encode(values[next()], buffer).expect("validated payloads encode");
                 black_box(&*buffer);
             }
@@ -125,7 +129,7 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
         }
         Kernel::Memcpy { inputs } => {
             for _ in 0..n {
-                buffer.clear();
+                buffer.truncate(start);
                 buffer.extend_from_slice(&inputs[next()]);
                 black_box(&*buffer);
             }
@@ -140,6 +144,7 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
         }
     }
     *cursor = at;
+    buffer.truncate(start);
 }
 
 /// Calibration only: `n` operations, each timed and followed by a spin for `percent` of its own
@@ -192,28 +197,32 @@ impl<'a> EchoCall<'a> {
     }
 }
 
-/// The measured TDLib round trip: `codec` encodes the request into `buffer` (the payload's
-/// object, its prefix turned into the echo method's, `@extra` appended), TDLib parses and
-/// answers it, and `codec` decodes the answer where TDLib left it. `None` is the empty call.
+/// The measured TDLib round trip: `codec` encodes the request into `buffer` after what it holds
+/// (the payload's object, its prefix turned into the echo method's, `@extra` appended), TDLib
+/// parses and answers it, and `codec` decodes the answer where TDLib left it. `None` is the
+/// empty call. The buffer is left as it came.
 fn round_trip(codec: &dyn Codec, client: &mut Client<'_>, call: Option<&EchoCall>, buffer: &mut Vec<u8>) -> Result<Object, String> {
     use std::io::Write;
     let extra = client.next_extra();
-    buffer.clear();
+    let start = buffer.len();
     match call {
         None => buffer.extend_from_slice(br#"{"@type":"testCallEmpty"}"#),
         Some(call) => {
             codec.encode(call.value, buffer).map_err(|e| e.to_string())?;
+            let object = start..start + call.object_prefix_len;
             if call.request_prefix.len() == call.object_prefix_len {
                 // `testCallString`/`x` is exactly as long as `testString`/`value`: overwrite.
-                buffer[..call.object_prefix_len].copy_from_slice(&call.request_prefix);
+                buffer[object].copy_from_slice(&call.request_prefix);
             } else {
-                buffer.splice(..call.object_prefix_len, call.request_prefix.iter().copied());
+                buffer.splice(object, call.request_prefix.iter().copied());
             }
         }
     }
     buffer.pop(); // the closing brace
     write!(buffer, ",\"@extra\":{extra}}}\0").expect("writing to a Vec cannot fail");
-    client.round_trip(buffer, extra, |answer| codec.decode(answer))?.map_err(|e| e.to_string())
+    let answer = client.round_trip(&buffer[start..], extra, |answer| codec.decode(answer));
+    buffer.truncate(start);
+    answer?.map_err(|e| e.to_string())
 }
 
 /// The kernels of an implementation on a lane's payloads, in [`Implementation::operations`]

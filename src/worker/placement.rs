@@ -5,26 +5,32 @@
 //! corpus's own allocations that was a fresh draw in every process and for each tree's side of
 //! an in-process pair. Measured here (AMD EPYC, A/A in-process pairs of `memcpy` on the
 //! messages lane): the pairs spread by 2.1–3.4% across processes although each process's own
-//! batches agreed to 0.4–0.6%; with inputs and output buffers placed as below, 1.2–1.6%.
+//! batches agreed to 0.4–0.6%; with inputs placed as below, 1.2–1.6%.
 //! Placement that is a draw per process is noise no number of batches removes; fixed, it is the
 //! same for both trees and every process, and the gate compares code, not luck of the heap.
 
 use std::ops::Deref;
 
 /// Offset within a 4 KiB page at which every placed input starts: half a page away from where
-/// output buffers start (see [`output_buffer`]), so copies never alias their source.
+/// outputs start (see [`output_buffer`]), so copies never alias their source.
 const INPUT_PAGE_OFFSET: usize = 2048;
 const PAGE: usize = 4096;
 
-/// Capacity every kernel's output buffer starts with. glibc serves allocations this large
-/// with `mmap`, so the buffer starts at the same offset within its page in every process
-/// (just past the chunk header), and it is larger than any lane's largest encoding, so it
+/// Room in every kernel's output buffer: more than any lane's largest encoding, so the buffer
 /// never moves.
 pub const OUTPUT_CAPACITY: usize = 256 * 1024;
 
-/// An output buffer for a kernel: a cleared, reused `Vec` of [`OUTPUT_CAPACITY`].
+/// An output buffer for a kernel: a reused `Vec` that arrives holding a prefix of zeros, so
+/// that what a kernel appends starts at the beginning of a page. Kernels keep the prefix and
+/// drop only what they appended ([`crate::worker::measured_loop`] truncates to the length it
+/// was given); a codec appends to its buffer, so it cannot tell. (Allocations this large are
+/// not reliably page-aligned: glibc raises its mmap threshold once the corpus's buffers are
+/// freed, and the buffers were seen at page offsets 1568 to 2832.)
 pub fn output_buffer() -> Vec<u8> {
-    Vec::with_capacity(OUTPUT_CAPACITY)
+    let mut buffer = Vec::with_capacity(OUTPUT_CAPACITY + PAGE);
+    let prefix = (PAGE - buffer.as_ptr() as usize % PAGE) % PAGE;
+    buffer.resize(prefix, 0);
+    buffer
 }
 
 /// A copy of some bytes starting at [`INPUT_PAGE_OFFSET`] within a page.
@@ -54,6 +60,16 @@ impl Deref for Placed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_buffers_end_at_a_page_start() {
+        for _ in 0..4 {
+            let _other = vec![0u8; 100];
+            let buffer = output_buffer();
+            assert_eq!((buffer.as_ptr() as usize + buffer.len()) % PAGE, 0);
+            assert!(buffer.capacity() - buffer.len() >= OUTPUT_CAPACITY);
+        }
+    }
 
     #[test]
     fn placed_bytes_start_at_the_same_page_offset_and_are_the_same_bytes() {
