@@ -168,7 +168,7 @@ fn describe(byte: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::string::{NEEDS_ATTENTION, needs_attention};
+    use super::string::{BLOCK, NEEDS_ATTENTION, block_is_plain, needs_attention};
     use super::*;
 
     #[test]
@@ -178,6 +178,17 @@ mod tests {
                 let mut word = [b'a'; 8];
                 word[at] = byte;
                 assert_eq!(needs_attention(u64::from_le_bytes(word)), NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_that_need_attention() {
+        for byte in 0..=255u8 {
+            for at in [0, 1, 15, 16, 31, 32, 63] {
+                let mut block = [b'a'; BLOCK];
+                block[at] = byte;
+                assert_eq!(block_is_plain(&block), !NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
             }
         }
     }

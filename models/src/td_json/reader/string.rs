@@ -58,12 +58,17 @@ impl<'a> JsonReader<'a> {
         let mut removed = 0usize;
         let bytes = self.input;
         loop {
-            // The common case: a run of bytes that need no attention, eight at a time.
+            // The common case: a run of bytes that need no attention, eight at a time; a run
+            // that proves long (four words) goes on a block at a time, out of line.
+            let run = i;
             while let Some(chunk) = bytes.get(i..i + 8) {
                 if needs_attention(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
                     break;
                 }
                 i += 8;
+                if i - run == 32 {
+                    i = plain_blocks_from(bytes, i);
+                }
             }
             while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
                 i += 1;
@@ -182,6 +187,34 @@ impl<'a> JsonReader<'a> {
         }
         Ok(raw)
     }
+}
+
+/// Bytes [`block_is_plain`] checks at once.
+pub(super) const BLOCK: usize = 64;
+
+/// Where the run of plain bytes from `i` stops being a whole number of plain blocks. Out of
+/// line: its vector constants would otherwise be loaded on every call of `scan_string`, for
+/// short strings too (seen: escape-dense text 4.5% slower with the blocks inlined).
+#[inline(never)]
+fn plain_blocks_from(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(block) = bytes.get(i..i + BLOCK) {
+        if !block_is_plain(block.try_into().expect("BLOCK bytes")) {
+            break;
+        }
+        i += BLOCK;
+    }
+    i
+}
+
+/// Whether none of `block`'s bytes is a quote, a backslash or a control character: the least,
+/// over the block, of `byte ^ '"'`, `byte ^ '\\'` and `byte - 0x1f` (saturating) is not zero.
+/// Minimums of bytes are what LLVM vectorizes cleanly (SSE2 is x86-64's baseline; no `unsafe`):
+/// about 0.8 instructions per byte against 2.5 for the eight-byte word test, and a few vector
+/// operations a cycle. Only long runs come here: for a short string, a block costs more than
+/// the words it would save.
+#[inline(always)]
+pub(super) fn block_is_plain(block: &[u8; BLOCK]) -> bool {
+    block.iter().fold(u8::MAX, |least, &b| least.min(b ^ b'"').min(b ^ b'\\').min(b.saturating_sub(0x1f))) != 0
 }
 
 /// Whether any of the eight bytes in `word` is a quote, a backslash or a control character
