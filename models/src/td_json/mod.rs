@@ -14,6 +14,7 @@
 //! No `unsafe` here: bounds are checked by the slice accesses themselves.
 #![forbid(unsafe_code)]
 
+mod base64;
 mod reader;
 mod writer;
 

@@ -1,10 +1,9 @@
-//! Strings and bytes: a scan eight bytes at a time that computes the unescaped length, one
-//! copy (unescaping in the same pass) into a `String` of exact size, base64 straight into the
-//! `Vec<u8>`.
+//! Strings and bytes: a scan that computes the unescaped length (eight bytes at a time, long
+//! runs 64 at a time), one copy (unescaping in the same pass) into a `String` of exact size,
+//! base64 straight into the `Vec<u8>` ([`crate::td_json::base64`]).
 
 use std::borrow::Cow;
 
-use base64::Engine;
 
 use super::{JsonError, JsonReader, StringToken};
 
@@ -36,16 +35,20 @@ impl<'a> JsonReader<'a> {
             }
             _ => return Err(self.unexpected("bytes as a base64 string")),
         }
+        // TDLib writes base64 as it is: up to the first quote, decoded straight from the input
+        // (the decoder refuses every byte outside the alphabet). Anything else — an escape, a
+        // control character, bad base64 — is read the general way, which says what is wrong.
+        let start = self.pos + 1;
+        let input: &'a [u8] = self.input;
+        if let Some(len) = quote_position(&input[start..])
+            && let Ok(bytes) = crate::td_json::base64::decode(&input[start..start + len])
+        {
+            self.pos = start + len + 1;
+            return Ok(bytes);
+        }
         let token = self.scan_string()?;
         let text = self.content(&token)?;
-        let padding = text.iter().rev().take(2).filter(|&&b| b == b'=').count();
-        let len = (text.len() / 4 * 3).saturating_sub(padding);
-        let mut out = vec![0u8; len];
-        match crate::TDLIB_BASE64.decode_slice(&*text, &mut out) {
-            Ok(written) if written == len => Ok(out),
-            Ok(_) => Err(self.error_at(token.start, "invalid base64: wrong length")),
-            Err(e) => Err(self.error_at(token.start, format!("invalid base64: {e}"))),
-        }
+        crate::td_json::base64::decode(&text).map_err(|e| self.error_at(token.start, format!("invalid base64: {e}")))
     }
 
     /// Scans the string starting at `"`: finds its end, checks its escapes, and computes its
@@ -204,6 +207,18 @@ fn plain_blocks_from(bytes: &[u8], mut i: usize) -> usize {
         i += BLOCK;
     }
     i
+}
+
+/// Where the first `"` in `bytes` is: blocks as [`block_is_plain`] checks them, then bytes.
+fn quote_position(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(block) = bytes.get(i..i + BLOCK) {
+        if block.iter().fold(u8::MAX, |least, &b| least.min(b ^ b'"')) == 0 {
+            break;
+        }
+        i += BLOCK;
+    }
+    bytes[i..].iter().position(|&b| b == b'"').map(|at| i + at)
 }
 
 /// Whether none of `block`'s bytes is a quote, a backslash or a control character: the least,
