@@ -65,7 +65,7 @@ impl std::fmt::Display for Base64Error {
 
 /// Decodes `text` into a vector of exactly its decoded length (one allocation).
 pub fn decode(text: &[u8]) -> Result<Vec<u8>, Base64Error> {
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return Err(Base64Error::Length);
     }
     let padding = match text {

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 
-
 use super::{JsonError, JsonReader, StringToken};
 
 impl<'a> JsonReader<'a> {
