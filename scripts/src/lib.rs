@@ -2,14 +2,17 @@
 //! They know the worker only through `tdbench-contract`: its command line, its catalog and the
 //! JSON it writes.
 //!
-//! Data flows one way: [`cli`] → [`runner`] (builds, plans, starts workers) → [`gate`] (reads the
-//! plan and the samples, judges) → [`results`] → [`files`], [`summary`] and [`report`].
+//! Data flows one way: [`cli`] → [`runner`] (builds, plans, starts workers, profiles) → [`gate`]
+//! (reads the plan, the samples and the profiles, judges) → [`results`] → [`files`],
+//! [`summary`] and [`report`]. [`profile`] reads callgrind's output into the report's "Where the
+//! time goes".
 
 pub mod cli;
 pub mod files;
 pub mod gate;
 pub mod git;
 pub mod plan;
+pub mod profile;
 pub mod report;
 pub mod results;
 pub mod runner;

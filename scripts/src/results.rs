@@ -147,6 +147,9 @@ pub struct Results {
     /// Where time and instruction counts disagree under `--measure both`.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Where json-td's and tl's decode instructions go (absent in results older than them).
+    #[serde(default)]
+    pub profiles: Vec<crate::profile::Profile>,
     pub samples: Vec<WorkerResult>,
 }
 

@@ -119,3 +119,16 @@ fn the_published_copy_reads_back_as_the_run_without_its_batches() {
     assert_eq!(report::render(&report::Figures::of(&read)), report::render(&report::Figures::of(&results)));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn where_the_time_goes_shows_each_profile_by_category() {
+    let mut results = results();
+    let callgrind = "events: Ir\nfn=(1) tdbench_models::td_json::reader::number::<impl X>::number_token\n1 300\nfn=(2) malloc\n1 100\n";
+    let payloads = results.samples.iter().find(|s| s.lane == "status").unwrap().corpus.lane_payloads as u64;
+    let profile = tdbench_scripts::profile::Profile::of("status", "json-td", Operation::Decode, callgrind, payloads).unwrap();
+    results.profiles.push(profile);
+    let text = report::render(&report::Figures::of(&results));
+    let section = text.split("## Where the time goes").nth(1).expect("the section");
+    let row = section.lines().find(|l| l.starts_with("| json-td on ~status")).unwrap_or_else(|| panic!("{section}"));
+    assert!(row.contains("| 75% |") && row.contains("| 25% |") && row.contains("`X::number_token` 75%"), "{row}");
+}

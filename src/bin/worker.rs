@@ -27,6 +27,10 @@ struct Cli {
     /// Where to write the JSON (default: standard output)
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Instead of measuring: run the operation's counted loop (--operation, --instruction-cycles
+    /// passes) under valgrind's callgrind and keep its per-function output at FILE
+    #[arg(long, value_name = "FILE", requires = "operation")]
+    profile: Option<PathBuf>,
     /// Internal: the child `--measure instructions` starts under valgrind
     #[arg(long, hide = true)]
     count_instructions_inner: bool,
@@ -49,6 +53,15 @@ fn main() -> ExitCode {
     {
         eprintln!("worker: {message}");
         return ExitCode::from(2);
+    }
+    if let (Some(file), Some(operation)) = (&cli.profile, job.operation) {
+        return match worker::instructions::profile(&job, operation, file) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("worker: {}/{}: {message}", job.implementation, job.lane);
+                ExitCode::from(1)
+            }
+        };
     }
     match worker::run(&job, cli.count_instructions_inner) {
         Ok(result) => {

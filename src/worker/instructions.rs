@@ -18,9 +18,22 @@ pub fn check_valgrind() -> Result<(), String> {
 
 /// Total instructions executed in `counted_loop` for one operation of the job.
 pub fn count(job: &Job, operation: Operation) -> Result<u64, String> {
+    let out_file = std::env::temp_dir().join(format!("tdbench-callgrind-{}-{operation}.out", std::process::id()));
+    let text = counted_run(job, operation, &out_file);
+    let _ = std::fs::remove_file(&out_file);
+    parse_total(&text?).ok_or_else(|| "callgrind's output has no totals line".into())
+}
+
+/// Runs one operation of the job's counted loop under callgrind and keeps its output file, per
+/// function, at `out_file` (`worker --profile`): where the instructions go.
+pub fn profile(job: &Job, operation: Operation, out_file: &std::path::Path) -> Result<(), String> {
+    counted_run(job, operation, out_file).map(|_| ())
+}
+
+/// The counted loop under callgrind, its output file written to `out_file` and read back.
+fn counted_run(job: &Job, operation: Operation, out_file: &std::path::Path) -> Result<String, String> {
     check_valgrind()?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the worker's own binary: {e}"))?;
-    let out_file = std::env::temp_dir().join(format!("tdbench-callgrind-{}-{operation}.out", std::process::id()));
     let s = &job.settings;
     // The child runs from `/`, so a relative corpus folder must be made absolute first.
     let corpus = std::path::absolute(&job.corpus_dir).map_err(|e| format!("corpus folder {}: {e}", job.corpus_dir.display()))?;
@@ -43,8 +56,7 @@ pub fn count(job: &Job, operation: Operation) -> Result<u64, String> {
         .current_dir("/")
         .output()
         .map_err(|e| format!("cannot run valgrind: {e}"))?;
-    let text = std::fs::read_to_string(&out_file);
-    let _ = std::fs::remove_file(&out_file);
+    let text = std::fs::read_to_string(out_file);
     if !output.status.success() {
         return Err(format!(
             "the counted run under valgrind failed ({}):\n{}",
@@ -60,8 +72,7 @@ pub fn count(job: &Job, operation: Operation) -> Result<u64, String> {
                 .join("\n")
         ));
     }
-    let text = text.map_err(|e| format!("callgrind wrote no output file {}: {e}", PathBuf::from(&out_file).display()))?;
-    parse_total(&text).ok_or_else(|| "callgrind's output has no totals line".into())
+    text.map_err(|e| format!("callgrind wrote no output file {}: {e}", PathBuf::from(out_file).display()))
 }
 
 /// The `totals:` (or `summary:`) line of a callgrind output file: instructions, the first event.

@@ -94,11 +94,13 @@ pub fn read_plan(output: &Path) -> Result<Plan, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Merges a run folder: the full results, whatever the verdict.
+/// Merges a run folder: the full results, whatever the verdict, with the profiles the run took.
 pub fn merge(output: &Path) -> Result<Results, String> {
     let plan = read_plan(output)?;
     let (samples, violations) = integrity::load_samples(output, &plan);
-    Ok(judge(&plan, samples, violations))
+    let mut results = judge(&plan, samples, violations);
+    results.profiles = crate::profile::read_all(output, &results);
+    Ok(results)
 }
 
 /// Every check over samples already loaded; `violations` are those found while loading.
@@ -141,6 +143,7 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
         violations,
         comparisons,
         notes,
+        profiles: Vec::new(),
         samples,
     }
 }

@@ -185,7 +185,42 @@ pub fn render(figures: &Figures) -> String {
     }
     writeln!(out).unwrap();
     out += &derived_costs(figures);
+    out += &where_the_time_goes(figures);
     out += &tdlib_round_trips(figures);
+    out
+}
+
+/// The profiles the run took: instructions per decode by category, and the functions to look
+/// at first.
+fn where_the_time_goes(figures: &Figures) -> String {
+    let profiles = &figures.results.profiles;
+    let mut out = String::from("\n## Where the time goes\n\n");
+    if profiles.is_empty() {
+        out +=
+            "No profile in this run: it measured none of json-td's or tl's decode on message or messages, or valgrind was not installed.\n";
+        return out;
+    }
+    out += "Instructions per decode by what they do, from callgrind's count of each function's own instructions in the \
+            worker's counted loop (`worker --profile`; inlined code counts where it was inlined; instructions, not \
+            time: a cache miss costs nothing here). Scanning: finding tokens and vector elements; numbers: parsing \
+            them; strings: scanning, checking (UTF-8) and copying text; dispatch: reading `@type` or constructor \
+            ids and matching keys and fields; allocation: malloc, free and dropping the decoded value.\n\n";
+    let categories: Vec<&str> = crate::profile::CATEGORIES.iter().map(|(name, _)| *name).chain(["other"]).collect();
+    out += &format!("| decode | instructions | {} | top functions |\n", categories.join(" | "));
+    out += &format!("|---|---:|{}---|\n", "---:|".repeat(categories.len()));
+    for p in profiles {
+        let shares: Vec<String> =
+            categories.iter().map(|c| p.shares.get(*c).map_or("–".into(), |s| format!("{:.0}%", s * 100.0))).collect();
+        let top: Vec<String> = p.top.iter().take(3).map(|(f, s)| format!("`{f}` {:.0}%", s * 100.0)).collect();
+        out += &format!(
+            "| {} on {} | {:.0} | {} | {} |\n",
+            p.implementation,
+            figures.lane_label(&p.lane),
+            p.instructions_per_op,
+            shares.join(" | "),
+            top.join(", ")
+        );
+    }
     out
 }
 

@@ -10,6 +10,7 @@ mod build;
 mod calibrate;
 mod launch;
 mod lock;
+mod profile;
 mod progress;
 mod relink;
 mod tdlib;
@@ -195,6 +196,7 @@ impl Session<'_> {
             let screened = self.look_again(&mut plan, output)?;
             self.confirm(&mut plan, output, &screened)?;
         }
+        profile::run(self, &plan, output);
 
         let results = crate::gate::merge(output).map_err(environment)?;
         crate::files::write_run(output, &results).map_err(environment)?;
@@ -435,6 +437,7 @@ fn clear_previous_run(output: &Path) -> Result<(), Failure> {
     // Links to the workers of an earlier run must never be started by this one.
     let _ = std::fs::remove_dir_all(output.join("workers"));
     let _ = std::fs::remove_dir_all(output.join("report"));
+    let _ = std::fs::remove_dir_all(output.join("profiles"));
     for name in ["plan.json", "results.json", "results.partial", "summary.md", "INCOMPLETE"] {
         let _ = std::fs::remove_file(output.join(name));
     }

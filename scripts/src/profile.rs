@@ -1,0 +1,234 @@
+//! Where the time goes: a decode's instructions by what they do — scanning, numbers, strings,
+//! base64, allocation, dispatch — from callgrind's per-function counts of the worker's counted
+//! loop (`worker --profile`), so the next person knows what is left in a codec.
+//!
+//! A function is put in the first category whose pattern its name contains; inlined code
+//! counts where it was inlined. Instructions, not time: exact and repeatable, but a cache miss
+//! or a mispredicted branch costs nothing here.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tdbench_contract::Operation;
+
+/// What the report profiles: json-td's and tl's decode where a message's shape decides its cost.
+pub const PROFILED: &[(&str, &str)] = &[("json-td", "message"), ("json-td", "messages"), ("tl", "message"), ("tl", "messages")];
+
+/// The categories, in the order a function's name is tried against them.
+pub const CATEGORIES: &[(&str, &[&str])] = &[
+    ("base64", &["base64"]),
+    (
+        "allocation",
+        &[
+            "malloc",
+            "free",
+            "realloc",
+            "_int_",
+            "unlink_chunk",
+            "__rust_alloc",
+            "__rust_dealloc",
+            "CountingAllocator",
+            "RawVec",
+            "drop_in_place",
+        ],
+    ),
+    ("numbers", &["::number::", "dec2flt", "read_i32", "read_i64", "read_u32", "read_f64", "read_bool", "parse_i64"]),
+    ("strings", &["::string::", "from_utf8", "memcpy", "memmove", "read_string", "read_byte_slice", "read_bytes"]),
+    ("scanning", &["::skip", "::vector::", "read_vector", "memcmp", "spec_extend", "JsonReader::"]),
+    ("dispatch", &["::object::", "read_json", "read_with_id", "read_optional", "read_object", "TdJson", "TlObject", "Codec"]),
+];
+
+/// The category a function belongs to, or `other`.
+pub fn category(function: &str) -> &'static str {
+    CATEGORIES.iter().find(|(_, patterns)| patterns.iter().any(|p| function.contains(p))).map_or("other", |(name, _)| name)
+}
+
+/// One operation's profile: instructions per operation, and their share by category.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub lane: String,
+    pub implementation: String,
+    pub operation: Operation,
+    pub instructions_per_op: f64,
+    /// Category → share of the instructions (summing to 1).
+    pub shares: BTreeMap<String, f64>,
+    /// The functions with the most instructions of their own, with their share: what to look
+    /// at first.
+    pub top: Vec<(String, f64)>,
+}
+
+impl Profile {
+    /// From a callgrind output file of `operations` operations.
+    pub fn of(lane: &str, implementation: &str, operation: Operation, callgrind: &str, operations: u64) -> Option<Profile> {
+        let costs = self_costs(callgrind);
+        let total: u64 = costs.values().sum();
+        if total == 0 || operations == 0 {
+            return None;
+        }
+        let mut shares: BTreeMap<String, f64> = BTreeMap::new();
+        for (function, cost) in &costs {
+            *shares.entry(category(function).to_string()).or_default() += *cost as f64 / total as f64;
+        }
+        let mut by_cost: Vec<(&String, &u64)> = costs.iter().collect();
+        by_cost.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let top = by_cost.iter().take(5).map(|(f, c)| (short_name(f), **c as f64 / total as f64)).collect();
+        Some(Profile {
+            lane: lane.into(),
+            implementation: implementation.into(),
+            operation,
+            instructions_per_op: total as f64 / operations as f64,
+            shares,
+            top,
+        })
+    }
+}
+
+/// Where the profile of `implementation`'s decode on `lane` is kept in a run folder.
+pub fn file(output: &std::path::Path, lane: &str, implementation: &str) -> std::path::PathBuf {
+    output.join("profiles").join(format!("{lane}-{implementation}-decode.callgrind"))
+}
+
+/// The profiles a run folder holds (`profiles/LANE-IMPLEMENTATION-decode.callgrind`, written by
+/// the runner), each counting `--instruction-cycles` passes over its lane's payloads.
+pub fn read_all(output: &std::path::Path, results: &crate::results::Results) -> Vec<Profile> {
+    let passes = results.provenance.settings.worker.instruction_cycles;
+    PROFILED
+        .iter()
+        .filter_map(|(implementation, lane)| {
+            let text = std::fs::read_to_string(file(output, lane, implementation)).ok()?;
+            let payloads = results.samples.iter().find(|s| s.lane == *lane)?.corpus.lane_payloads as u64;
+            Profile::of(lane, implementation, Operation::Decode, &text, passes * payloads)
+        })
+        .collect()
+}
+
+/// A function's name without its crate paths and `impl` wrappers: `JsonReader::next_field`,
+/// `Message::read_with_id`.
+fn short_name(function: &str) -> String {
+    let function = function.trim_start_matches('<');
+    match function.rsplit_once(">::") {
+        Some((owner, method)) => {
+            let owner = owner.split(" as ").next().unwrap_or(owner);
+            let owner = owner.rsplit("::").next().unwrap_or(owner).trim_start_matches('<').trim_start_matches("impl ");
+            format!("{}::{method}", owner.trim_end_matches('>'))
+        }
+        None => {
+            let parts: Vec<&str> = function.split("::").collect();
+            parts[parts.len().saturating_sub(2)..].join("::")
+        }
+    }
+}
+
+/// Instructions each function executed itself (not in what it called), from callgrind's output
+/// format: `fn=(id) name` opens a function's cost lines, `calls=` marks the next cost line as a
+/// call's inclusive cost (counted in the callee), and names are compressed to `(id)` after
+/// their first use.
+pub fn self_costs(text: &str) -> BTreeMap<String, u64> {
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut costs: BTreeMap<String, u64> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut call_cost_next = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("fn=") {
+            // Callgrind names a recursive call's cost `name'2`: the same function.
+            let name = resolve(rest, &mut names);
+            let name = match name.rsplit_once('\'') {
+                Some((base, depth)) if !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()) => base.to_string(),
+                _ => name,
+            };
+            current = Some(name);
+        } else if let Some(rest) = line.strip_prefix("cfn=") {
+            resolve(rest, &mut names);
+        } else if line.starts_with("calls=") {
+            call_cost_next = true;
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-' || c == '*') {
+            if std::mem::take(&mut call_cost_next) {
+                continue;
+            }
+            let cost = line.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok());
+            if let (Some(function), Some(cost)) = (&current, cost) {
+                *costs.entry(function.clone()).or_default() += cost;
+            }
+        }
+    }
+    costs
+}
+
+/// `(12) name` defines id 12; `(12)` refers to it; a bare name is itself.
+fn resolve(spec: &str, names: &mut BTreeMap<String, String>) -> String {
+    match spec.strip_prefix('(').and_then(|s| s.split_once(')')) {
+        Some((id, rest)) if !rest.trim().is_empty() => {
+            names.insert(id.to_string(), rest.trim().to_string());
+            rest.trim().to_string()
+        }
+        Some((id, _)) => names.get(id).cloned().unwrap_or_else(|| format!("({id})")),
+        None => spec.trim().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTPUT: &str = "\
+events: Ir
+fl=(1) a.rs
+fn=(1) tdbench_models::td_json::reader::object::<impl tdbench_models::td_json::reader::JsonReader>::next_field
+3 100
++1 20
+cfn=(2) malloc
+calls=1 0
+5 700
+fn=(2)
+0 50
+fn=(3) tdbench_models::td_json::base64::decode
+1 20
+fn=(4) tdbench_models::td_json::base64::decode'2
+1 10
+totals: 200
+";
+
+    #[test]
+    fn self_costs_leave_out_what_calls_cost() {
+        let costs = self_costs(OUTPUT);
+        assert_eq!(costs.len(), 3, "decode'2 is decode");
+        assert_eq!(costs.values().sum::<u64>(), 200, "120 + 50 + 30: the call's 700 is malloc's inclusive cost");
+        assert_eq!(costs["malloc"], 50);
+    }
+
+    #[test]
+    fn a_profile_splits_instructions_by_category() {
+        let p = Profile::of("messages", "json-td", Operation::Decode, OUTPUT, 2).unwrap();
+        assert_eq!(p.instructions_per_op, 100.0);
+        assert_eq!(p.shares["dispatch"], 0.6);
+        assert_eq!(p.shares["allocation"], 0.25);
+        assert_eq!(p.shares["base64"], 0.15);
+        assert_eq!(p.top[0], ("JsonReader::next_field".to_string(), 0.6));
+        assert_eq!(Profile::of("x", "y", Operation::Decode, "events: Ir\n", 1), None);
+    }
+
+    #[test]
+    fn names_are_shortened_to_owner_and_method() {
+        assert_eq!(
+            short_name("tdbench_models::td_json::reader::object::<impl tdbench_models::td_json::reader::JsonReader>::next_field"),
+            "JsonReader::next_field"
+        );
+        assert_eq!(
+            short_name("<tdbench_models::generated::Message as tdbench_models::tl::TlObject>::read_with_id"),
+            "Message::read_with_id"
+        );
+        assert_eq!(short_name("tdbench_models::tl::TlReader::read_string"), "TlReader::read_string");
+        assert_eq!(short_name("_int_malloc"), "_int_malloc");
+    }
+
+    #[test]
+    fn functions_fall_in_the_first_category_they_match() {
+        assert_eq!(category("tdbench_models::td_json::reader::string::<impl JsonReader>::scan_string"), "strings");
+        assert_eq!(category("tdbench_models::td_json::reader::number::<impl JsonReader>::number_token"), "numbers");
+        assert_eq!(category("tdbench_models::tl::TlReader::read_string"), "strings");
+        assert_eq!(category("<tdbench_models::generated::Message as tdbench_models::tl::TlObject>::read_with_id"), "dispatch");
+        assert_eq!(category("core::ptr::drop_in_place<tdbench_models::generated::Message>"), "allocation");
+        assert_eq!(category("_int_malloc"), "allocation");
+        assert_eq!(category("something else"), "other");
+    }
+}
