@@ -2,10 +2,13 @@
 //! `tdbench_models::td_json`.
 //!
 //! Writers emit `{"@type":"name"` and each `,"field":` as one constant. Readers of an abstract
-//! type read `@type` first and switch on a hash of the name (`tl_parser::name_hash`, folded in while the name is scanned), then compare it exactly; the
-//! constructor's field loop gets each member as an index into its field names (the reader tries
-//! the next field in declaration order first, then looks the key up; both compare exactly, so
-//! an unknown field is never taken for a known one) and skips unknown members of any shape.
+//! type read `@type` first and switch on a hash of the name (`tl_parser::name_hash`, folded in
+//! while the name is scanned), then compare it exactly. A constructor's fields are read first in
+//! declaration order, as TDLib writes them, each key compared with its constant; from the first
+//! surprise on, a field loop gets each member as an index into its field names (the reader
+//! tries the next field in declaration order first, then looks the key up; both compare
+//! exactly, so an unknown field is never taken for a known one) and skips unknown members of
+//! any shape.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -93,6 +96,23 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
         writeln!(out, "        let mut field_{}: Option<{}> = None;", f.tl_name, field_type(model, f)).unwrap();
     }
     writeln!(out, "        let mut expected = 0;").unwrap();
+    // In declaration order, as TDLib writes: each key a constant compare, no dispatch. A null
+    // object may be left out; anything else unexpected leaves the rest to the loop below.
+    // The label only where a field can break out of it (a struct of objects only has none).
+    let label = if s.fields.iter().any(|f| !matches!(f.kind, Kind::Object(_))) { "'in_order: " } else { "" };
+    writeln!(out, "        {label}{{").unwrap();
+    for (index, f) in s.fields.iter().enumerate() {
+        let read = match &f.kind {
+            Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
+            kind => read_expression(model, kind),
+        };
+        let take = format!("field_{} = Some({read}?); expected = {};", f.tl_name, index + 1);
+        match f.kind {
+            Kind::Object(_) => writeln!(out, "            if r.expect_key(Self::JSON_FIELDS[{index}]) {{ {take} }}").unwrap(),
+            _ => writeln!(out, "            if !r.expect_key(Self::JSON_FIELDS[{index}]) {{ break 'in_order; }} {take}").unwrap(),
+        }
+    }
+    writeln!(out, "        }}").unwrap();
     writeln!(out, "        loop {{").unwrap();
     writeln!(out, "            match r.next_field(Self::JSON_FIELDS, &mut expected)? {{").unwrap();
     for (index, f) in s.fields.iter().enumerate() {

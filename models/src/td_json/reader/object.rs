@@ -107,6 +107,24 @@ impl<'a> JsonReader<'a> {
         self.next_field_slow(fields, expected)
     }
 
+    /// Consumes the member separator and `key` (written as TDLib writes it: `name":`) when they
+    /// come next, compactly: the generated field readers try each field in declaration order
+    /// with it before they fall back to [`Self::next_field`]. `key` is a constant there, so the
+    /// comparison is a few immediate compares.
+    #[inline(always)]
+    pub fn expect_key(&mut self, key: &[u8]) -> bool {
+        let input = self.input;
+        let at = self.pos + usize::from(!self.after_open);
+        let separated = self.after_open || input.get(self.pos) == Some(&b',');
+        if separated && input.get(at) == Some(&b'"') && input.get(at + 1..).is_some_and(|rest| starts_with(rest, key)) {
+            self.key_at = at;
+            self.pos = at + 1 + key.len();
+            self.after_open = false;
+            return true;
+        }
+        false
+    }
+
     /// [`Self::next_field`] for anything but a compact, expected key: whitespace, `}`, a key
     /// out of order, unknown or written with escapes.
     #[inline(never)]
