@@ -7,6 +7,7 @@
 //! before anything is timed).
 
 pub mod alloc;
+pub mod app;
 pub mod codec;
 pub mod codecs;
 pub mod corpus;

@@ -5,6 +5,7 @@
 //! an error naming `file:line` and the reason, and every such error in the corpus is reported.
 
 pub mod lanes;
+pub mod startup;
 pub mod synth;
 
 use std::fmt;

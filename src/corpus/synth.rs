@@ -82,7 +82,7 @@ pub fn unknown_fields_expectations() -> Vec<(String, String)> {
     unknown_field_pairs(&mut rng)
 }
 
-fn write(value: Object) -> String {
+pub(super) fn write(value: Object) -> String {
     let mut out = Vec::new();
     Json.encode(&value, &mut out).expect("models always encode to JSON");
     String::from_utf8(out).expect("the TDLib writer emits ASCII")
@@ -156,11 +156,11 @@ fn mix_lines(rng: &mut Rng) -> Vec<String> {
     lines
 }
 
-fn rng_bool(rng: &mut Rng) -> bool {
+pub(super) fn rng_bool(rng: &mut Rng) -> bool {
     rng.chance(50)
 }
 
-fn user_id(rng: &mut Rng) -> i64 {
+pub(super) fn user_id(rng: &mut Rng) -> i64 {
     rng.range(100_000_000, 7_999_999_999)
 }
 
@@ -168,11 +168,11 @@ fn supergroup_chat_id(rng: &mut Rng) -> i64 {
     -1_000_000_000_000 - rng.range(1_000_000_000, 2_999_999_999)
 }
 
-fn unix_time(rng: &mut Rng) -> i32 {
+pub(super) fn unix_time(rng: &mut Rng) -> i32 {
     rng.range(1_760_000_000, 1_764_400_000) as i32
 }
 
-fn user_status_update(rng: &mut Rng) -> UpdateUserStatus {
+pub(super) fn user_status_update(rng: &mut Rng) -> UpdateUserStatus {
     let status = match rng.range(0, 9) {
         0..=3 => UserStatus::Offline(UserStatusOffline { was_online: unix_time(rng) }),
         4..=6 => UserStatus::Online(UserStatusOnline { expires: unix_time(rng) + 300 }),
@@ -185,7 +185,7 @@ fn user_status_update(rng: &mut Rng) -> UpdateUserStatus {
 
 const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-fn token(rng: &mut Rng, prefix: &str, len: usize) -> String {
+pub(super) fn token(rng: &mut Rng, prefix: &str, len: usize) -> String {
     let mut s = String::from(prefix);
     while s.len() < len {
         s.push(*rng.pick(BASE64URL) as char);
@@ -203,7 +203,7 @@ const FILE_NAMES: &[(&str, &str)] = &[
     ("VID_20261127_120301.mp4", "video/mp4"),
 ];
 
-fn file(rng: &mut Rng, downloaded: bool) -> File {
+pub(super) fn file(rng: &mut Rng, downloaded: bool) -> File {
     let size = rng.range(20_000, 48_000_000);
     let (name, _) = *rng.pick(FILE_NAMES);
     let path = if downloaded { format!("/home/user/tdlib/documents/{name}") } else { String::new() };
@@ -357,17 +357,17 @@ fn text_of_bytes(rng: &mut Rng, len: usize) -> String {
     text
 }
 
-fn formatted_text(rng: &mut Rng, chars: usize) -> FormattedText {
+pub(super) fn formatted_text(rng: &mut Rng, chars: usize) -> FormattedText {
     let (text, entities) = text(rng, chars);
     FormattedText { text, entities }
 }
 
-fn short_string(rng: &mut Rng) -> String {
+pub(super) fn short_string(rng: &mut Rng) -> String {
     let words = rng.range(1, 3);
     (0..words).map(|_| *rng.pick(ASCII_WORDS)).collect::<Vec<_>>().join(" ")
 }
 
-fn random_bytes(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(super) fn random_bytes(rng: &mut Rng, len: usize) -> Vec<u8> {
     (0..len).map(|_| rng.next_u64() as u8).collect()
 }
 
@@ -381,7 +381,7 @@ fn vector_int(rng: &mut Rng) -> i32 {
     }
 }
 
-fn sender(rng: &mut Rng) -> MessageSender {
+pub(super) fn sender(rng: &mut Rng) -> MessageSender {
     if rng.chance(85) {
         MessageSender::User(MessageSenderUser { user_id: user_id(rng) })
     } else {
@@ -390,13 +390,13 @@ fn sender(rng: &mut Rng) -> MessageSender {
 }
 
 #[derive(Clone, Copy)]
-enum MessageKind {
+pub(super) enum MessageKind {
     Text { min_chars: usize, max_chars: usize },
     Photo,
     Document,
 }
 
-fn random_message_kind(rng: &mut Rng) -> MessageKind {
+pub(super) fn random_message_kind(rng: &mut Rng) -> MessageKind {
     match rng.range(0, 9) {
         0..=5 => MessageKind::Text { min_chars: 30, max_chars: 900 },
         6 | 7 => MessageKind::Photo,
@@ -404,7 +404,7 @@ fn random_message_kind(rng: &mut Rng) -> MessageKind {
     }
 }
 
-fn minithumbnail(rng: &mut Rng) -> Minithumbnail {
+pub(super) fn minithumbnail(rng: &mut Rng) -> Minithumbnail {
     let len = rng.range(300, 700) as usize;
     Minithumbnail { width: 40, height: rng.range(22, 40) as i32, data: random_bytes(rng, len) }
 }
@@ -470,7 +470,7 @@ fn content(rng: &mut Rng, kind: MessageKind) -> MessageContent {
     }
 }
 
-fn message(rng: &mut Rng, kind: MessageKind) -> Message {
+pub(super) fn message(rng: &mut Rng, kind: MessageKind) -> Message {
     let date = unix_time(rng);
     let in_group = rng.chance(60);
     let chat_id = if in_group { supergroup_chat_id(rng) } else { user_id(rng) };
@@ -598,7 +598,7 @@ fn option_pair(rng: &mut Rng) -> (UpdateOption, UpdateOption) {
     (option(value), option(plain))
 }
 
-fn startup_option(rng: &mut Rng, i: usize) -> UpdateOption {
+pub(super) fn startup_option(rng: &mut Rng, i: usize) -> UpdateOption {
     let (name, value) = match i % 6 {
         0 => ("version", OptionValue::String(OptionValueString { value: "1.8.66".into() })),
         1 => ("commit_hash", OptionValue::String(OptionValueString { value: "022d60202e446ad1287b9fb68e687c8a0760788b".into() })),

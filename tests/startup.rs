@@ -1,0 +1,90 @@
+//! The start-up stream and the app store it feeds: its count, size and proportions, every update
+//! valid in every format, and a store that ends up holding exactly what the generator's books
+//! say, whichever format decoded the stream.
+
+use std::collections::BTreeMap;
+
+use tdbench::app::store::Store;
+use tdbench::corpus::Payload;
+use tdbench::corpus::lanes::FileRole;
+use tdbench::corpus::startup::{self, PROPORTIONS, UPDATES};
+use tdbench::registry::CODECS;
+use tdbench::validate::validate_payload;
+use tdbench::{Codec, Object};
+
+fn encoded(codec: &dyn Codec, updates: &[Object]) -> Vec<Vec<u8>> {
+    updates
+        .iter()
+        .map(|update| {
+            let mut out = Vec::new();
+            codec.encode(update, &mut out).expect("every update encodes");
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn stream_has_its_count_size_and_proportions() {
+    let stream = startup::generate();
+    assert_eq!(stream.updates.len(), UPDATES);
+    assert!(UPDATES >= 10_000);
+    let json = encoded(&tdbench::codecs::json::Json, &stream.updates);
+    let bytes: usize = json.iter().map(Vec::len).sum();
+    let mean = bytes / UPDATES;
+    println!("{UPDATES} updates, {bytes} bytes of TDLib JSON, mean {mean} B");
+    assert!((18_000_000..=22_000_000).contains(&bytes), "about 20 MB of TDLib JSON, got {bytes}");
+    assert!((1_500..=2_500).contains(&mean), "mean near 2 KB, got {mean}");
+
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for update in &stream.updates {
+        *counts.entry(update.tl_name()).or_default() += 1;
+    }
+    let declared: BTreeMap<&str, usize> = PROPORTIONS.iter().copied().collect();
+    assert_eq!(declared.values().sum::<usize>(), UPDATES, "the proportions add up to the stream");
+    assert_eq!(counts, declared, "every type in its declared count");
+}
+
+#[test]
+fn stream_is_the_same_on_every_call() {
+    let a = startup::generate();
+    let b = startup::generate();
+    assert!(a.updates == b.updates && a.expected == b.expected);
+}
+
+#[test]
+fn every_update_validates_with_every_format() {
+    let stream = startup::generate();
+    let json = encoded(&tdbench::codecs::json::Json, &stream.updates);
+    let role = FileRole { canonical: true, measured: true, mix: false, synthetic: true };
+    let mut failures = Vec::new();
+    for (index, (value, json)) in stream.updates.into_iter().zip(json).enumerate() {
+        let payload = Payload { file: "startup".into(), line: index + 1, json, value, role, lane: None };
+        failures.extend(validate_payload(&payload));
+    }
+    assert!(failures.is_empty(), "{} failures, first: {:?}", failures.len(), failures.first());
+    assert_eq!(CODECS.len(), 7, "each codec validated above");
+}
+
+#[test]
+fn store_holds_what_the_generator_says_whichever_format_decoded_it() {
+    let stream = startup::generate();
+    let mut reference = Store::new();
+    for update in stream.updates.iter().cloned() {
+        reference.apply(update);
+    }
+    assert_eq!(reference.unmatched, 0, "every update names something the store holds");
+    assert_eq!(reference.ignored, 0, "every update is one a client applies");
+    assert_eq!(reference.held(), stream.expected, "the store holds exactly the generator's books");
+    // Replacements happened: fewer users held than updateUser sent, fewer files than updateFile.
+    let sent = |name: &str| stream.updates.iter().filter(|u| u.tl_name() == name).count();
+    assert!(reference.users.len() < sent("updateUser") && reference.files.len() < sent("updateFile"));
+    assert!(stream.expected.messages.values().map(|m| m.len()).sum::<usize>() < sent("updateNewMessage"), "deletions applied");
+
+    for codec in CODECS {
+        let mut store = Store::new();
+        for bytes in encoded(*codec, &stream.updates) {
+            store.apply(codec.decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", codec.name())));
+        }
+        assert!(store == reference, "{}: the store differs from the one built from the generator's objects", codec.name());
+    }
+}
