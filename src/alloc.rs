@@ -1,5 +1,6 @@
 //! The one counting allocator: the worker's allocation pass and the tests that bound or compare
-//! allocations all install it (`#[global_allocator]`) and read it through [`measure`].
+//! allocations all install it (`#[global_allocator]`) and read it through [`measure`]; the
+//! in-app binary installs its heap-tracking twin, [`HeapTrackingAllocator`].
 //!
 //! Counting is per thread and off except inside [`measure`], so the timed loop pays one
 //! thread-local load per allocation, the same for every implementation, and tests running in
@@ -7,6 +8,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub struct CountingAllocator;
 
@@ -73,4 +75,73 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Counts) {
     let value = f();
     let after = STATE.with(|s| s.replace(before));
     (value, after.counts)
+}
+
+/// The live heap of the whole process, kept only by [`HeapTrackingAllocator`].
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+static PEAK_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// [`CountingAllocator`] that also keeps the process's live heap and its peak, across threads:
+/// what the in-app measurement reports as peak and retained heap. Two atomic updates per
+/// allocation, so it stays out of the worker whose loops are timed against a baseline; the
+/// in-app binary compares formats with one another under the same allocator.
+pub struct HeapTrackingAllocator;
+
+/// The live heap now and the highest it reached since [`reset_peak`], in bytes requested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heap {
+    pub live: usize,
+    pub peak: usize,
+}
+
+pub fn heap() -> Heap {
+    Heap { live: LIVE_BYTES.load(Ordering::Relaxed), peak: PEAK_BYTES.load(Ordering::Relaxed) }
+}
+
+/// Starts a new peak from the live heap now.
+pub fn reset_peak() {
+    PEAK_BYTES.store(LIVE_BYTES.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+#[inline]
+fn grow(size: usize) {
+    let live = LIVE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
+    PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+}
+
+#[inline]
+fn shrink(size: usize) {
+    LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for HeapTrackingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { CountingAllocator.alloc(layout) };
+        if !ptr.is_null() {
+            grow(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { CountingAllocator.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            grow(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        shrink(layout.size());
+        unsafe { CountingAllocator.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { CountingAllocator.realloc(ptr, layout, new_size) };
+        if !moved.is_null() {
+            shrink(layout.size());
+            grow(new_size);
+        }
+        moved
+    }
 }

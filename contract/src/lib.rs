@@ -13,12 +13,14 @@
 
 mod catalog;
 mod enums;
+mod in_app;
 mod job;
 pub mod library;
 mod result;
 
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
+pub use in_app::{DecodePass, IN_APP_SCHEMA_VERSION, InAppResult, Lateness, StoreSummary, StreamSummary};
 pub use job::{Job, PairedJob, Settings};
 pub use result::{
     BatchStats, Compressed, CorpusSummary, InProcess, Machine, OperationResult, PairedResult, Proof, SCHEMA_VERSION, Tree, WorkerResult,

@@ -8,6 +8,7 @@
 //! 3. count allocations over a fixed number of operations;
 //! 4. write the result with provenance (`result::WorkerResult`).
 
+pub mod in_app;
 pub mod instructions;
 pub mod machine;
 pub mod paired;

@@ -1,0 +1,83 @@
+//! The in-app measurement of one codec, in this fresh process: the start-up stream decoded
+//! corpus-style and into an app store beside a 60 Hz ticker; prints one JSON result.
+//! `./run.sh --in-app` starts one per codec, in balanced order; run it by hand to reproduce one.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use tdbench::alloc::HeapTrackingAllocator;
+use tdbench::worker::in_app::{self, InAppJob};
+
+#[global_allocator]
+static ALLOCATOR: HeapTrackingAllocator = HeapTrackingAllocator;
+
+/// Decodes the start-up stream with one codec, corpus-style and in situ, and prints the JSON.
+#[derive(Parser)]
+#[command(name = "in-app", after_help = "Exit status: 0 measured, 1 nothing measured (the reason on stderr), 2 usage.")]
+struct Cli {
+    /// The codec (json, json-td, json-value, protobuf, msgpack, tl, bincode)
+    #[arg(long)]
+    implementation: String,
+    /// Echoed into the result, so the runner can tell its files from stale ones
+    #[arg(long, default_value = "")]
+    nonce: String,
+    #[arg(long, default_value_t = 0)]
+    sample: u32,
+    /// The tree whose commit the result names
+    #[arg(long, default_value = ".")]
+    tree: PathBuf,
+    /// Passes of each kind, at least
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    passes: u32,
+    /// Seconds the in-situ passes go on at least, so that every codec's ticker gets about as
+    /// many ticks (60 a second)
+    #[arg(long, default_value_t = 3.0)]
+    busy_seconds: f64,
+    /// Ticks with nothing else running, before the passes
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    idle_ticks: u32,
+    /// Where to write the JSON (default: standard output)
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if !(cli.busy_seconds.is_finite() && (0.0..=3600.0).contains(&cli.busy_seconds)) {
+        eprintln!("in-app: --busy-seconds must be from 0 to 3600");
+        return ExitCode::from(2);
+    }
+    let job = InAppJob {
+        implementation: cli.implementation,
+        nonce: cli.nonce,
+        sample: cli.sample,
+        tree: cli.tree,
+        passes: cli.passes,
+        busy: Duration::from_secs_f64(cli.busy_seconds),
+        idle_ticks: cli.idle_ticks,
+        allocator: "system",
+    };
+    match in_app::run(&job) {
+        Ok(result) => {
+            let json = serde_json::to_string_pretty(&result).expect("results serialize");
+            match cli.output {
+                None => println!("{json}"),
+                Some(path) => {
+                    // Written beside and renamed: a killed process leaves no half file.
+                    let partial = path.with_extension("partial");
+                    if let Err(e) = std::fs::write(&partial, json).and_then(|_| std::fs::rename(&partial, &path)) {
+                        eprintln!("in-app: cannot write {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("in-app: {}: {message}", job.implementation);
+            ExitCode::from(1)
+        }
+    }
+}
