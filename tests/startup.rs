@@ -27,7 +27,7 @@ fn encoded(codec: &dyn Codec, updates: &[Object]) -> Vec<Vec<u8>> {
 fn stream_has_its_count_size_and_proportions() {
     let stream = startup::generate();
     assert_eq!(stream.updates.len(), UPDATES);
-    assert!(UPDATES >= 10_000);
+    assert!(stream.updates.len() >= 10_000, "a start-up of at least 10,000 updates");
     let json = encoded(&tdbench::codecs::json::Json, &stream.updates);
     let bytes: usize = json.iter().map(Vec::len).sum();
     let mean = bytes / UPDATES;
@@ -62,7 +62,6 @@ fn every_update_validates_with_every_format() {
         failures.extend(validate_payload(&payload));
     }
     assert!(failures.is_empty(), "{} failures, first: {:?}", failures.len(), failures.first());
-    assert_eq!(CODECS.len(), 7, "each codec validated above");
 }
 
 #[test]

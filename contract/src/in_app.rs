@@ -1,6 +1,6 @@
-//! What the in-app worker prints (`worker --in-app`): one codec decoding the start-up stream in a
-//! fresh process, corpus-style (decode, drop) and in situ (decode into a store that keeps it, on
-//! a background thread, while a 60 Hz ticker runs beside it).
+//! What the in-app binary prints (`in-app`, started by `./run.sh --in-app`): one codec decoding
+//! the start-up stream in a fresh process, corpus-style (decode, drop) and in situ (decode into a
+//! store that keeps it, on a background thread, while a 60 Hz ticker runs beside it).
 
 use serde::{Deserialize, Serialize};
 

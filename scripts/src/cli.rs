@@ -109,6 +109,14 @@ pub struct Options {
     /// Plain progress lines and a markdown summary for a pull request
     #[arg(long)]
     pub ci: bool,
+    /// Instead of comparing trees: the in-app measurement of the current tree — each codec
+    /// (--serializer) decodes the start-up stream in a fresh process, corpus-style and into an
+    /// app store beside a 60 Hz ticker; --rounds rounds of forward then reversed order
+    /// [default: 1]. Writes OUTPUT/in-app/in-app.md and in-app.json; with --publish, also
+    /// report/in-app.md, shown in report/README.md. Opt-in: the full default run stays within
+    /// its 15 minutes
+    #[arg(long, conflicts_with_all = ["calibrate", "validate_only", "no_baseline"])]
+    pub in_app: bool,
     /// Validate the corpus with every implementation and stop
     #[arg(long)]
     pub validate_only: bool,
@@ -169,6 +177,7 @@ impl Options {
             && !self.process_pairs
             && !self.no_tdlib
             && self.calibrate.is_none()
+            && !self.in_app
     }
 
     /// Whether latency pairs may share a process: timed only, against a baseline.

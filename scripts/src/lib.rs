@@ -5,12 +5,13 @@
 //! Data flows one way: [`cli`] → [`runner`] (builds, plans, starts workers, profiles) → [`gate`]
 //! (reads the plan, the samples and the profiles, judges) → [`results`] → [`files`],
 //! [`summary`] and [`report`]. [`profile`] reads callgrind's output into the report's "Where the
-//! time goes".
+//! time goes". [`in_app`] merges and draws `./run.sh --in-app`.
 
 pub mod cli;
 pub mod files;
 pub mod gate;
 pub mod git;
+pub mod in_app;
 pub mod plan;
 pub mod profile;
 pub mod report;

@@ -182,6 +182,11 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
         readme += "\n";
         readme += &calibration;
     }
+    // So is the in-app measurement (`./run.sh --in-app --publish`).
+    if let Ok(in_app) = std::fs::read_to_string(dir.join("in-app.md")) {
+        readme += "\n";
+        readme += &in_app;
+    }
     std::fs::write(dir.join("README.md"), readme).map_err(|e| format!("cannot write README.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
     draw_sizes(&figures, &dir.join("size.png"))?;

@@ -167,7 +167,7 @@ pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: boo
 }
 
 /// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
-fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
+pub(super) fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
     cargo_command(tree, target, args, quiet).status().map_err(|e| environment(format!("cannot run cargo: {e}")))
 }
 

@@ -8,6 +8,7 @@
 
 mod build;
 mod calibrate;
+mod in_app;
 mod launch;
 mod lock;
 mod profile;
@@ -85,6 +86,11 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
 
     let output = absolute(&root, &options.output);
     let _lock = lock::Lock::take(&output).map_err(environment)?;
+    if options.in_app {
+        let command = std::iter::once("./run.sh".to_string()).chain(args).collect();
+        in_app::run(&root, &output, options, command, options.publish.then(|| root.join("report")))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if options.settings.measure.counts() {
         check_valgrind()?;
     }
@@ -449,7 +455,7 @@ fn write_plan(output: &Path, plan: &Plan) -> Result<(), Failure> {
         .map_err(|e| environment(format!("cannot write the plan: {e}")))
 }
 
-fn nonce() -> String {
+pub(super) fn nonce() -> String {
     let mut bytes = [0u8; 8];
     if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).is_err() {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();

@@ -1,0 +1,108 @@
+//! `./run.sh --in-app`: the current tree's `in-app` binary, one fresh process per codec in
+//! balanced order (every codec forward, then reversed, per round), merged into `in-app.json` and
+//! the report section `in-app.md`. Formats against formats in one tree: no baseline, no gate.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use tdbench_contract::InAppResult;
+
+use super::progress::Progress;
+use super::{Failure, environment};
+use crate::cli::{self, Options};
+use crate::in_app;
+
+/// The codecs the in-app binary takes, in report order (`json` first: every speed-up is against it).
+pub const CODECS: &[&str] = &["json", "json-td", "json-value", "protobuf", "msgpack", "tl", "bincode"];
+
+/// A process longer than this is stuck (each takes seconds).
+const TIME_LIMIT: Duration = Duration::from_secs(600);
+
+pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, published: Option<PathBuf>) -> Result<(), Failure> {
+    let codecs: Vec<String> = match cli::requested(&options.implementations) {
+        None => CODECS.iter().map(|c| c.to_string()).collect(),
+        Some(asked) => {
+            if let Some(bad) = asked.iter().find(|a| !CODECS.contains(&a.as_str())) {
+                return Err(environment(format!("--in-app measures codecs; `{bad}` is not one of: {}", CODECS.join(", "))));
+            }
+            asked
+        }
+    };
+    let target = root.join("target/tdbench-worker");
+    eprintln!("building the current tree's in-app binary (release)…");
+    let status = super::build::cargo(root, &target, &["build", "--release", "--bin", "in-app"], options.ci)?;
+    if !status.success() {
+        return Err(environment("the current tree's in-app binary does not build (cargo's errors above)"));
+    }
+    let binary = target.join("release/in-app");
+    let folder = output.join("in-app");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(folder.join("samples")).map_err(|e| environment(format!("cannot create {}: {e}", folder.display())))?;
+
+    let nonce = super::nonce();
+    let rounds = options.rounds.unwrap_or(1);
+    let mut slots = Vec::new();
+    for round in 0..rounds {
+        let forward = codecs.iter();
+        let backward = codecs.iter().rev();
+        for (direction, name) in forward.map(|c| (0, c)).chain(backward.map(|c| (1, c))) {
+            slots.push((name.clone(), round * 2 + direction));
+        }
+    }
+    let mut progress = Progress::new(slots.len(), options.ci);
+    let mut samples = Vec::new();
+    for (name, sample) in &slots {
+        let file = folder.join("samples").join(format!("{name}-{sample}.json"));
+        let started = Instant::now();
+        let mut child = Command::new(&binary)
+            .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
+            .arg(root)
+            .arg("--output")
+            .arg(&file)
+            .current_dir(root)
+            .spawn()
+            .map_err(|e| environment(format!("cannot start {}: {e}", binary.display())))?;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| environment(e.to_string()))? {
+                break status;
+            }
+            if started.elapsed() > TIME_LIMIT {
+                let _ = child.kill();
+                return Err(Failure {
+                    code: 1,
+                    message: format!("in-app {name} sample {sample}: no result in {} s", TIME_LIMIT.as_secs()),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if !status.success() {
+            return Err(Failure { code: 1, message: format!("in-app {name} sample {sample} failed ({status}); its reason is above") });
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })?;
+        let result: InAppResult = serde_json::from_str(&text)
+            .map_err(|e| Failure { code: 1, message: format!("{}: not an in-app result: {e}", file.display()) })?;
+        samples.push(result);
+        progress.step("in-app", started.elapsed());
+    }
+    progress.finish();
+
+    let merged = in_app::merge(command, &nonce, &slots, samples).map_err(|m| Failure { code: 1, message: format!("in-app: {m}") })?;
+    let json = serde_json::to_string_pretty(&merged).expect("in-app results serialize");
+    let markdown = in_app::render(&merged);
+    for (name, text) in [("in-app.json", &json), ("in-app.md", &markdown)] {
+        crate::files::write_atomically(&folder.join(name), text).map_err(environment)?;
+    }
+    print!("{markdown}");
+    println!("in-app: {}", folder.join("in-app.md").display());
+    if let Some(report) = published {
+        for (name, text) in [("in-app.json", &json), ("in-app.md", &markdown)] {
+            crate::files::write_atomically(&report.join(name), text).map_err(environment)?;
+        }
+        // The published README shows it: drawn again from the published results, unchanged.
+        let results = crate::files::read_results(&report.join("results.json")).map_err(environment)?;
+        crate::report::write(&results, &report).map_err(environment)?;
+        println!("published: {} (and its section in README.md)", report.join("in-app.md").display());
+    }
+    Ok(())
+}
