@@ -192,6 +192,28 @@ impl Client<'_> {
         Err(format!("TDLib did not answer request @extra {extra} within 30 s"))
     }
 
+    /// Sends `request` as it is, without waiting for anything.
+    pub fn send(&mut self, request: &str) -> Result<(), String> {
+        self.call_without_answer(request)
+    }
+
+    /// The next update or answer for this client within `timeout`, exactly as TDLib wrote it.
+    pub fn receive(&mut self, timeout: Duration) -> Option<String> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            // SAFETY: as in `call`; the answer is copied before the next receive.
+            let answer = unsafe { (self.td.receive)(0.1) };
+            if answer.is_null() {
+                continue;
+            }
+            let answer = unsafe { CStr::from_ptr(answer) }.to_bytes();
+            if self.owns(answer) {
+                return Some(String::from_utf8_lossy(answer).into_owned());
+            }
+        }
+        None
+    }
+
     fn call_without_answer(&mut self, request: &str) -> Result<(), String> {
         let request = CString::new(request).map_err(|e| e.to_string())?;
         // SAFETY: as in `call`.

@@ -87,3 +87,26 @@ fn store_holds_what_the_generator_says_whichever_format_decoded_it() {
         assert!(store == reference, "{}: the store differs from the one built from the generator's objects", codec.name());
     }
 }
+
+/// The real start-up TDLib wrote (`corpus/tdlib-startup.jsonl`, by `capture-tdlib`): loaded and
+/// validated like every corpus file, it applies to the store cleanly, and every type it carries
+/// is one the generated stream carries too.
+#[test]
+fn real_startup_capture_applies_to_the_store() {
+    let corpus = tdbench::corpus::Corpus::load(&tdbench::corpus::Corpus::default_dir()).expect("the corpus loads");
+    let captured: Vec<&Payload> = corpus.payloads.iter().filter(|p| p.file == "tdlib-startup.jsonl").collect();
+    assert!(captured.len() > 100, "a start-up capture of {} updates", captured.len());
+    assert!(captured.iter().all(|p| p.lane.is_none()), "validated, not timed");
+    let mut store = Store::new();
+    for payload in &captured {
+        store.apply(payload.value.clone());
+    }
+    assert_eq!((store.unmatched, store.ignored), (0, 0));
+    assert!(store.options.contains_key("version") && store.options.len() > 100);
+    assert!(matches!(store.authorization_state, Some(tdbench::models::AuthorizationState::WaitPhoneNumber(_))));
+    assert!(store.connection_state.is_some());
+    for payload in &captured {
+        let name = payload.value.tl_name();
+        assert!(PROPORTIONS.iter().any(|(n, _)| *n == name), "{name} is in the capture but not in the generated stream");
+    }
+}

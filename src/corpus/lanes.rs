@@ -1,8 +1,8 @@
 //! Lanes: named sets of payloads that are timed together, chosen with `--data`.
 //!
 //! A payload's lane follows from its file and its `@type` (see `corpus/README.md`): files named
-//! `*-mix.jsonl` form the `mix` lane; files whose names contain `escapes`, `unknown` or `reader`
-//! are validated but not timed; every other payload joins the lane of its type, if any.
+//! `*-mix.jsonl` form the `mix` lane; files whose names contain `escapes`, `unknown`, `reader` or
+//! `startup` are validated but not timed; every other payload joins the lane of its type, if any.
 
 use tdbench_models::Object;
 
@@ -72,7 +72,9 @@ impl FileRole {
         let reader_only = stem.contains("unknown") || stem.contains("reader");
         FileRole {
             canonical: !reader_only,
-            measured: !reader_only && !stem.contains("escapes"),
+            // A start-up capture is the in-app stream's real counterpart, not a lane's payloads:
+            // its options would otherwise change `option-plain` with every capture.
+            measured: !reader_only && !stem.contains("escapes") && !stem.contains("startup"),
             mix: stem.ends_with("-mix") || stem == "mix",
             synthetic: stem.starts_with("synthetic"),
         }
@@ -139,6 +141,8 @@ mod tests {
         let escapes = FileRole::of("synthetic-escapes.jsonl");
         assert!(escapes.canonical && !escapes.measured);
         assert!(FileRole::of("synthetic-mix.jsonl").mix);
+        let startup = FileRole::of("tdlib-startup.jsonl");
+        assert!(startup.canonical && !startup.measured && !startup.synthetic);
         let capture = FileRole::of("capture-android.jsonl");
         assert!(capture.canonical && capture.measured && !capture.synthetic);
     }
