@@ -1,6 +1,6 @@
 //! The one counting allocator: the worker's allocation pass and the tests that bound or compare
 //! allocations all install it (`#[global_allocator]`) and read it through [`measure`]; the
-//! in-app binary installs its heap-tracking twin, [`HeapTrackingAllocator`].
+//! in-app binary installs [`HeapTracking`], which counts the same way over any allocator.
 //!
 //! Counting is per thread and off except inside [`measure`], so the timed loop pays one
 //! thread-local load per allocation, the same for every implementation, and tests running in
@@ -77,15 +77,16 @@ pub fn measure<T>(f: impl FnOnce() -> T) -> (T, Counts) {
     (value, after.counts)
 }
 
-/// The live heap of the whole process, kept only by [`HeapTrackingAllocator`].
+/// The live heap of the whole process, kept only by [`HeapTracking`].
 static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
 static PEAK_BYTES: AtomicUsize = AtomicUsize::new(0);
 
-/// [`CountingAllocator`] that also keeps the process's live heap and its peak, across threads:
-/// what the in-app measurement reports as peak and retained heap. Two atomic updates per
-/// allocation, so it stays out of the worker whose loops are timed against a baseline; the
-/// in-app binary compares formats with one another under the same allocator.
-pub struct HeapTrackingAllocator;
+/// An allocator (`System`, mimalloc, jemalloc) counted like [`CountingAllocator`] counts the
+/// system one, that also keeps the process's live heap and its peak across threads: what the
+/// in-app measurement reports as peak and retained heap. Two atomic updates per allocation, so
+/// it stays out of the worker whose loops are timed against a baseline; the in-app binary
+/// compares formats with one another under one allocator at a time.
+pub struct HeapTracking<A>(pub A);
 
 /// The live heap now and the highest it reached since [`reset_peak`], in bytes requested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,9 +115,10 @@ fn shrink(size: usize) {
     LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
 }
 
-unsafe impl GlobalAlloc for HeapTrackingAllocator {
+unsafe impl<A: GlobalAlloc> GlobalAlloc for HeapTracking<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { CountingAllocator.alloc(layout) };
+        record(layout.size());
+        let ptr = unsafe { self.0.alloc(layout) };
         if !ptr.is_null() {
             grow(layout.size());
         }
@@ -124,7 +126,8 @@ unsafe impl GlobalAlloc for HeapTrackingAllocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { CountingAllocator.alloc_zeroed(layout) };
+        record(layout.size());
+        let ptr = unsafe { self.0.alloc_zeroed(layout) };
         if !ptr.is_null() {
             grow(layout.size());
         }
@@ -133,11 +136,12 @@ unsafe impl GlobalAlloc for HeapTrackingAllocator {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         shrink(layout.size());
-        unsafe { CountingAllocator.dealloc(ptr, layout) }
+        unsafe { self.0.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { CountingAllocator.realloc(ptr, layout, new_size) };
+        record(new_size);
+        let moved = unsafe { self.0.realloc(ptr, layout, new_size) };
         if !moved.is_null() {
             shrink(layout.size());
             grow(new_size);

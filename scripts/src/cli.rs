@@ -117,6 +117,11 @@ pub struct Options {
     /// its 15 minutes
     #[arg(long, conflicts_with_all = ["calibrate", "validate_only", "no_baseline"])]
     pub in_app: bool,
+    /// With --in-app: the host allocators, comma-separated, each a separate build of the in-app
+    /// binary (system, mimalloc, jemalloc); the report sets their figures side by side and flags
+    /// where the ranking of formats changes between them
+    #[arg(long, value_name = "ALLOCATORS", value_delimiter = ',', default_value = "system", requires = "in_app", value_parser = ["system", "mimalloc", "jemalloc"])]
+    pub allocator: Vec<String>,
     /// Validate the corpus with every implementation and stop
     #[arg(long)]
     pub validate_only: bool,

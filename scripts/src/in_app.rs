@@ -21,10 +21,32 @@ pub struct InAppRun {
     pub machine: Machine,
     pub updates: u64,
     pub json_bytes: u64,
-    pub rows: Vec<Row>,
-    pub ticker_idle: Ticker,
+    /// One per allocator, in the order asked for.
+    pub hosts: Vec<Host>,
     /// Every process's result, in the order they ran.
     pub samples: Vec<InAppResult>,
+}
+
+/// The figures under one host allocator.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Host {
+    pub allocator: String,
+    pub rows: Vec<Row>,
+    pub ticker_idle: Ticker,
+}
+
+/// One process the runner started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub allocator: String,
+    pub implementation: String,
+    pub sample: u32,
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} under {} sample {}", self.implementation, self.allocator, self.sample)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,70 +88,90 @@ pub struct Ticker {
 }
 
 /// Checks the processes' results against the run and one another, and merges them. `expected`
-/// is the (implementation, sample) of every process the runner started.
-pub fn merge(command: Vec<String>, nonce: &str, expected: &[(String, u32)], samples: Vec<InAppResult>) -> Result<InAppRun, String> {
+/// is every process the runner started, in order.
+pub fn merge(command: Vec<String>, nonce: &str, expected: &[Slot], samples: Vec<InAppResult>) -> Result<InAppRun, String> {
     let first = samples.first().ok_or("no in-app results")?;
     for (slot, sample) in expected.iter().zip(&samples) {
-        let at = format!("{} sample {}", slot.0, slot.1);
         if sample.schema_version != IN_APP_SCHEMA_VERSION {
-            return Err(format!("{at}: schema version {} (this merger reads {IN_APP_SCHEMA_VERSION})", sample.schema_version));
+            return Err(format!("{slot}: schema version {} (this merger reads {IN_APP_SCHEMA_VERSION})", sample.schema_version));
         }
-        if sample.nonce != nonce || sample.implementation != slot.0 || sample.sample != slot.1 {
-            return Err(format!("{at}: the file names another run or slot ({} sample {})", sample.implementation, sample.sample));
+        if sample.nonce != nonce || sample.implementation != slot.implementation || sample.sample != slot.sample {
+            return Err(format!("{slot}: the file names another run or slot ({} sample {})", sample.implementation, sample.sample));
+        }
+        if sample.allocator != slot.allocator {
+            return Err(format!("{slot}: measured under the {} allocator", sample.allocator));
         }
         if (sample.stream.updates, sample.stream.json_bytes, sample.stream.seed)
             != (first.stream.updates, first.stream.json_bytes, first.stream.seed)
         {
-            return Err(format!("{at}: decoded another stream than {} did", first.implementation));
+            return Err(format!("{slot}: decoded another stream than {} did", first.implementation));
         }
         if sample.store != first.store {
-            return Err(format!("{at}: its store holds {:?}, {}'s {:?}", sample.store, first.implementation, first.store));
+            return Err(format!("{slot}: its store holds {:?}, {}'s {:?}", sample.store, first.implementation, first.store));
+        }
+        if sample.corpus.pass_ns_per_update.is_empty() || sample.in_situ.pass_ns_per_update.is_empty() {
+            return Err(format!("{slot}: no passes"));
         }
         let times = sample.corpus.pass_ns_per_update.iter().chain(&sample.in_situ.pass_ns_per_update);
-        if sample.corpus.pass_ns_per_update.is_empty() || sample.in_situ.pass_ns_per_update.is_empty() {
-            return Err(format!("{at}: no passes"));
-        }
         if let Some(bad) = times.clone().find(|t| !(t.is_finite() && **t > 0.0)) {
-            return Err(format!("{at}: a pass took {bad} ns per update"));
+            return Err(format!("{slot}: a pass took {bad} ns per update"));
         }
         if sample.ticker_idle.ticks == 0 || sample.ticker_busy.ticks == 0 {
-            return Err(format!("{at}: the ticker never ticked"));
+            return Err(format!("{slot}: the ticker never ticked"));
         }
         if sample.in_situ.retained_heap_bytes == 0 {
-            return Err(format!("{at}: the store retained nothing"));
+            return Err(format!("{slot}: the store retained nothing"));
         }
     }
     if expected.len() != samples.len() {
         return Err(format!("{} processes started, {} results", expected.len(), samples.len()));
     }
-
-    let mut by_implementation: BTreeMap<&str, Vec<&InAppResult>> = BTreeMap::new();
-    for sample in &samples {
-        by_implementation.entry(&sample.implementation).or_default().push(sample);
+    // What a decoder asks the allocator for does not depend on which allocator answers: the
+    // exact counts must agree between all processes of one format, whatever their host.
+    let mut counts: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for s in &samples {
+        counts.entry(&s.implementation).or_default().push((s.corpus.allocations_per_update, s.in_situ.allocations_per_update));
     }
-    // Exact counts must agree between processes of one format.
-    for (name, runs) in &by_implementation {
-        let counts: Vec<(f64, f64)> = runs.iter().map(|r| (r.corpus.allocations_per_update, r.in_situ.allocations_per_update)).collect();
-        if counts.windows(2).any(|w| w[0] != w[1]) {
-            return Err(format!("{name}: allocation counts differ between its processes: {counts:?}"));
+    if let Some((name, differing)) = counts.iter().find(|(_, c)| c.windows(2).any(|w| w[0] != w[1])) {
+        return Err(format!("{name}: allocation counts differ between its processes: {differing:?}"));
+    }
+
+    let mut allocators: Vec<&str> = Vec::new();
+    for slot in expected {
+        if !allocators.contains(&slot.allocator.as_str()) {
+            allocators.push(&slot.allocator);
         }
     }
+    let hosts = allocators.iter().map(|&a| host(a, samples.iter().filter(|s| s.allocator == a).collect())).collect();
+    Ok(InAppRun {
+        command,
+        commit: first.tree.commit.clone(),
+        dirty: samples.iter().any(|s| s.tree.dirty),
+        machine: first.machine.clone(),
+        updates: first.stream.updates,
+        json_bytes: first.stream.json_bytes,
+        hosts,
+        samples,
+    })
+}
+
+/// One allocator's rows, formats in the order their processes first ran.
+fn host(allocator: &str, samples: Vec<&InAppResult>) -> Host {
+    let mut by_implementation: BTreeMap<&str, Vec<&InAppResult>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for &sample in &samples {
+        if !order.contains(&sample.implementation.as_str()) {
+            order.push(&sample.implementation);
+        }
+        by_implementation.entry(&sample.implementation).or_default().push(sample);
+    }
     let pass_median = |passes: &[f64]| median(passes.to_vec());
-    let by_slot: BTreeMap<(&str, u32), &InAppResult> = samples.iter().map(|s| ((s.implementation.as_str(), s.sample), s)).collect();
+    let by_slot: BTreeMap<(&str, u32), &InAppResult> = samples.iter().map(|s| ((s.implementation.as_str(), s.sample), *s)).collect();
     let speedup = |name: &str, pick: fn(&InAppResult) -> &[f64]| -> Option<Spread> {
-        let reference: Vec<&InAppResult> = by_implementation.get(REFERENCE)?.clone();
+        let reference = by_implementation.get(REFERENCE)?;
         let ratios: Vec<f64> =
             reference.iter().filter_map(|r| by_slot.get(&(name, r.sample)).map(|s| pass_median(pick(r)) / pass_median(pick(s)))).collect();
         (!ratios.is_empty()).then(|| spread(ratios))
-    };
-    let order: Vec<&str> = {
-        let mut seen = Vec::new();
-        for sample in &samples {
-            if !seen.contains(&sample.implementation.as_str()) {
-                seen.push(sample.implementation.as_str());
-            }
-        }
-        seen
     };
     let rows = order
         .iter()
@@ -137,14 +179,14 @@ pub fn merge(command: Vec<String>, nonce: &str, expected: &[(String, u32)], samp
             let runs = &by_implementation[name];
             let corpus = median(runs.iter().map(|r| pass_median(&r.corpus.pass_ns_per_update)).collect()) / 1e3;
             let in_situ = median(runs.iter().map(|r| pass_median(&r.in_situ.pass_ns_per_update)).collect()) / 1e3;
-            let seconds = in_situ * 1e-6 * first.stream.updates as f64;
+            let seconds = in_situ * 1e-6 * runs[0].stream.updates as f64;
             Row {
                 implementation: name.to_string(),
                 processes: runs.len(),
                 encoded_bytes: runs[0].stream.encoded_bytes,
                 corpus_us_per_update: corpus,
                 in_situ_us_per_update: in_situ,
-                in_situ_json_mb_per_s: first.stream.json_bytes as f64 / 1e6 / seconds,
+                in_situ_json_mb_per_s: runs[0].stream.json_bytes as f64 / 1e6 / seconds,
                 in_situ_wire_mb_per_s: runs[0].stream.encoded_bytes as f64 / 1e6 / seconds,
                 corpus_allocations_per_update: runs[0].corpus.allocations_per_update,
                 in_situ_allocations_per_update: runs[0].in_situ.allocations_per_update,
@@ -156,17 +198,14 @@ pub fn merge(command: Vec<String>, nonce: &str, expected: &[(String, u32)], samp
             }
         })
         .collect();
-    Ok(InAppRun {
-        command,
-        commit: first.tree.commit.clone(),
-        dirty: samples.iter().any(|s| s.tree.dirty),
-        machine: first.machine.clone(),
-        updates: first.stream.updates,
-        json_bytes: first.stream.json_bytes,
-        rows,
-        ticker_idle: ticker(samples.iter().map(|s| &s.ticker_idle)),
-        samples,
-    })
+    Host { allocator: allocator.to_string(), rows, ticker_idle: ticker(samples.iter().map(|s| &s.ticker_idle)) }
+}
+
+/// Formats fastest first by `time`.
+fn ranking(host: &Host, time: fn(&Row) -> f64) -> Vec<&str> {
+    let mut rows: Vec<&Row> = host.rows.iter().collect();
+    rows.sort_by(|a, b| time(a).total_cmp(&time(b)));
+    rows.iter().map(|r| r.implementation.as_str()).collect()
 }
 
 fn ticker<'a>(runs: impl Iterator<Item = &'a tdbench_contract::Lateness>) -> Ticker {
@@ -213,6 +252,7 @@ fn ratio(spread: Option<Spread>) -> String {
 pub fn render(run: &InAppRun) -> String {
     let mut out = String::new();
     let m = &run.machine;
+    let Some(host) = run.hosts.first() else { return out };
     writeln!(out, "## In the app\n").unwrap();
     writeln!(
         out,
@@ -220,10 +260,11 @@ pub fn render(run: &InAppRun) -> String {
          Each format decodes it in a fresh process of its own (`in-app`), in balanced order, twice per round: \
          **corpus-style** (decode each update, drop it — what every corpus figure above measures) and **in situ** \
          (on a background thread, into an app store that keeps users, chats, messages by chat and files by id, \
-         replacing what an update sends again). Both under the system allocator. \
+         replacing what an update sends again). The tables below are under the {} allocator. \
          `{}` at `{}`{}, on {} ({} cores, {}).\n",
         run.updates,
         mb(run.json_bytes),
+        host.allocator,
         run.command.join(" "),
         &run.commit[..run.commit.len().min(10)],
         if run.dirty { " with uncommitted changes" } else { "" },
@@ -235,7 +276,7 @@ pub fn render(run: &InAppRun) -> String {
     writeln!(out, "| format | wire size | µs/update in situ | MB/s of JSON (of wire) | allocations/update | peak heap | retained heap |")
         .unwrap();
     writeln!(out, "|---|---|---|---|---|---|---|").unwrap();
-    for row in &run.rows {
+    for row in &host.rows {
         writeln!(
             out,
             "| {} | {} | {:.2} | {:.0} ({:.0}) | {:.2} | {} | {} |",
@@ -260,7 +301,7 @@ pub fn render(run: &InAppRun) -> String {
     .unwrap();
     writeln!(out, "| format | µs/update corpus-style | in situ | corpus speed-up | in-situ speed-up | survives |").unwrap();
     writeln!(out, "|---|---|---|---|---|---|").unwrap();
-    for row in &run.rows {
+    for row in &host.rows {
         let survives = match (row.corpus_speedup, row.in_situ_speedup) {
             (Some(c), Some(i)) if row.implementation != REFERENCE => format!("{:.0}%", 100.0 * i.median / c.median),
             _ => "—".into(),
@@ -286,13 +327,60 @@ pub fn render(run: &InAppRun) -> String {
     .unwrap();
     writeln!(out, "| beside | ticks | p50 µs | p99 µs | max µs |").unwrap();
     writeln!(out, "|---|---|---|---|---|").unwrap();
-    let t = &run.ticker_idle;
+    let t = &host.ticker_idle;
     writeln!(out, "| nothing (idle) | {} | {:.0} | {:.0} | {:.0} |", t.ticks, t.p50_us, t.p99_us, t.max_us).unwrap();
-    for row in &run.rows {
+    for row in &host.rows {
         let t = &row.ticker_busy;
         writeln!(out, "| {} | {} | {:.0} | {:.0} | {:.0} |", row.implementation, t.ticks, t.p50_us, t.p99_us, t.max_us).unwrap();
     }
+    if run.hosts.len() > 1 {
+        allocators(&mut out, &run.hosts);
+    }
     out
+}
+
+/// The hosts side by side, and every mode where the ranking of formats changes between them.
+fn allocators(out: &mut String, hosts: &[Host]) {
+    let names: Vec<&str> = hosts.iter().map(|h| h.allocator.as_str()).collect();
+    writeln!(out, "\n### {} allocators as {} hosts\n", hosts.len(), hosts.len()).unwrap();
+    writeln!(
+        out,
+        "The same processes under each allocator ({}), each a separate build of `in-app`: µs per update in situ and \
+         corpus-style, and the in-situ speed-up against `{REFERENCE}` under the same allocator.\n",
+        names.join(", ")
+    )
+    .unwrap();
+    let columns = |label: &str| names.iter().map(|n| format!("{label} {n}")).collect::<Vec<_>>().join(" | ");
+    writeln!(out, "| format | {} | {} | {} |", columns("in situ"), columns("corpus-style"), columns("speed-up")).unwrap();
+    writeln!(out, "|---|{}", "---|".repeat(3 * names.len())).unwrap();
+    for row in &hosts[0].rows {
+        let cells = |value: &dyn Fn(&Row) -> String| {
+            hosts
+                .iter()
+                .map(|h| h.rows.iter().find(|r| r.implementation == row.implementation).map_or_else(|| "—".to_string(), value))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            row.implementation,
+            cells(&|r| format!("{:.2}", r.in_situ_us_per_update)),
+            cells(&|r| format!("{:.2}", r.corpus_us_per_update)),
+            cells(&|r| r.in_situ_speedup.map_or("—".into(), |s| format!("{:.2}×", s.median))),
+        )
+        .unwrap();
+    }
+    writeln!(out).unwrap();
+    for (mode, time) in
+        [("in situ", (|r: &Row| r.in_situ_us_per_update) as fn(&Row) -> f64), ("corpus-style", |r: &Row| r.corpus_us_per_update)]
+    {
+        let rankings: Vec<Vec<&str>> = hosts.iter().map(|h| ranking(h, time)).collect();
+        let changes = rankings.windows(2).any(|w| w[0] != w[1]);
+        let listed = hosts.iter().zip(&rankings).map(|(h, r)| format!("{}: {}", h.allocator, r.join(" < "))).collect::<Vec<_>>().join("; ");
+        let flag = if changes { "**the ranking changes between allocators**" } else { "the same ranking under every allocator" };
+        writeln!(out, "- {mode}, fastest first — {flag}. {listed}.").unwrap();
+    }
 }
 
 #[cfg(test)]
@@ -335,8 +423,9 @@ mod tests {
 
     /// json at 20 µs corpus-style and 24 in situ; `fast` 4× faster corpus-style in one direction
     /// and 5× in the other, 3× in situ: its figures follow, and 3 / 4.5 survives.
-    fn run() -> (Vec<(String, u32)>, Vec<InAppResult>) {
-        let slots = vec![("json".to_string(), 0), ("fast".to_string(), 0), ("fast".to_string(), 1), ("json".to_string(), 1)];
+    fn run() -> (Vec<Slot>, Vec<InAppResult>) {
+        let slot = |name: &str, sample| Slot { allocator: "system".into(), implementation: name.into(), sample };
+        let slots = vec![slot("json", 0), slot("fast", 0), slot("fast", 1), slot("json", 1)];
         let samples = vec![
             sample("json", 0, 20_000.0, 24_000.0),
             sample("fast", 0, 5_000.0, 8_000.0),
@@ -350,13 +439,13 @@ mod tests {
     fn speedups_pair_processes_of_one_round_and_direction() {
         let (slots, samples) = run();
         let merged = merge(vec!["./run.sh".into(), "--in-app".into()], "n", &slots, samples).unwrap();
-        let fast = merged.rows.iter().find(|r| r.implementation == "fast").unwrap();
+        let fast = merged.hosts[0].rows.iter().find(|r| r.implementation == "fast").unwrap();
         let corpus = fast.corpus_speedup.unwrap();
         assert!((corpus.low - 4.0).abs() < 1e-9 && (corpus.high - 5.0).abs() < 1e-9 && (corpus.median - 4.5).abs() < 1e-9);
         assert!((fast.in_situ_speedup.unwrap().median - 3.0).abs() < 1e-9);
         assert!((fast.in_situ_us_per_update - 8.0).abs() < 1e-9);
         assert!((fast.in_situ_json_mb_per_s - 250.0).abs() < 1e-6, "20 MB in 80 ms");
-        assert_eq!(merged.ticker_idle.max_us, 2001.0);
+        assert_eq!(merged.hosts[0].ticker_idle.max_us, 2001.0);
         let text = render(&merged);
         assert!(text.starts_with("## In the app") && text.contains("| fast | 4.50 | 8.00 | 4.50× (4.00–5.00) | 3.00× | 67% |"), "{text}");
     }
@@ -379,5 +468,39 @@ mod tests {
         check(|s| s[1].in_situ.retained_heap_bytes = 0, "retained nothing");
         check(|s| s[0].schema_version += 1, "schema version");
         check(|s| drop(s.pop()), "4 processes started, 3 results");
+        check(|s| s[1].allocator = "mimalloc".into(), "under the mimalloc allocator");
+    }
+
+    /// Two hosts: under `system` json-td is faster than protobuf in situ, under `mimalloc` the
+    /// other way round; corpus-style both rank alike. Only the in-situ ranking is flagged.
+    #[test]
+    fn hosts_side_by_side_and_ranking_changes_flagged() {
+        let mut slots = Vec::new();
+        let mut samples = Vec::new();
+        for (allocator, td_in_situ, protobuf_in_situ) in [("system", 6_000.0, 7_000.0), ("mimalloc", 6_000.0, 5_000.0)] {
+            for (name, corpus, in_situ) in
+                [("json", 20_000.0, 24_000.0), ("json-td", 5_000.0, td_in_situ), ("protobuf", 3_000.0, protobuf_in_situ)]
+            {
+                slots.push(Slot { allocator: allocator.into(), implementation: name.into(), sample: 0 });
+                let mut result = sample(name, 0, corpus, in_situ);
+                result.allocator = allocator.into();
+                samples.push(result);
+            }
+        }
+        let merged = merge(vec![], "n", &slots, samples.clone()).unwrap();
+        assert_eq!(merged.hosts.iter().map(|h| h.allocator.as_str()).collect::<Vec<_>>(), ["system", "mimalloc"]);
+        let text = render(&merged);
+        assert!(text.contains("### 2 allocators as 2 hosts"), "{text}");
+        assert!(text.contains("| json-td | 6.00 | 6.00 | 5.00 | 5.00 | 4.00× | 4.00× |"), "{text}");
+        assert!(
+            text.contains("- in situ, fastest first — **the ranking changes between allocators**. system: json-td < protobuf < json; mimalloc: protobuf < json-td < json."),
+            "{text}"
+        );
+        assert!(text.contains("- corpus-style, fastest first — the same ranking under every allocator."), "{text}");
+
+        // A decoder asks for as many allocations whichever allocator answers.
+        samples[4].in_situ.allocations_per_update = 8.0;
+        let err = merge(vec![], "n", &slots, samples).unwrap_err();
+        assert!(err.contains("json-td: allocation counts differ"), "{err}");
     }
 }

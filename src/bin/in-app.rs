@@ -7,19 +7,40 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use tdbench::alloc::HeapTrackingAllocator;
+use tdbench::alloc::HeapTracking;
 use tdbench::worker::in_app::{self, InAppJob};
 
+// The host allocator is chosen at build time (`--features alloc-mimalloc` or `alloc-jemalloc`;
+// `./run.sh --in-app --allocator ...` builds one binary per allocator), so each is measured in a
+// binary of its own, as an app would ship it.
+#[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
+compile_error!("one allocator per in-app build: alloc-mimalloc or alloc-jemalloc, not both");
+
+#[cfg(feature = "alloc-mimalloc")]
 #[global_allocator]
-static ALLOCATOR: HeapTrackingAllocator = HeapTrackingAllocator;
+static ALLOCATOR: HeapTracking<mimalloc::MiMalloc> = HeapTracking(mimalloc::MiMalloc);
+#[cfg(feature = "alloc-mimalloc")]
+const ALLOCATOR_NAME: &str = "mimalloc";
+
+#[cfg(feature = "alloc-jemalloc")]
+#[global_allocator]
+static ALLOCATOR: HeapTracking<tikv_jemallocator::Jemalloc> = HeapTracking(tikv_jemallocator::Jemalloc);
+#[cfg(feature = "alloc-jemalloc")]
+const ALLOCATOR_NAME: &str = "jemalloc";
+
+#[cfg(not(any(feature = "alloc-mimalloc", feature = "alloc-jemalloc")))]
+#[global_allocator]
+static ALLOCATOR: HeapTracking<std::alloc::System> = HeapTracking(std::alloc::System);
+#[cfg(not(any(feature = "alloc-mimalloc", feature = "alloc-jemalloc")))]
+const ALLOCATOR_NAME: &str = "system";
 
 /// Decodes the start-up stream with one codec, corpus-style and in situ, and prints the JSON.
 #[derive(Parser)]
 #[command(name = "in-app", after_help = "Exit status: 0 measured, 1 nothing measured (the reason on stderr), 2 usage.")]
 struct Cli {
     /// The codec (json, json-td, json-value, protobuf, msgpack, tl, bincode)
-    #[arg(long)]
-    implementation: String,
+    #[arg(long, required_unless_present = "print_allocator")]
+    implementation: Option<String>,
     /// Echoed into the result, so the runner can tell its files from stale ones
     #[arg(long, default_value = "")]
     nonce: String,
@@ -38,6 +59,9 @@ struct Cli {
     /// Ticks with nothing else running, before the passes
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     idle_ticks: u32,
+    /// Print the allocator this binary was built with and exit
+    #[arg(long)]
+    print_allocator: bool,
     /// Where to write the JSON (default: standard output)
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -45,19 +69,23 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.print_allocator {
+        println!("{ALLOCATOR_NAME}");
+        return ExitCode::SUCCESS;
+    }
     if !(cli.busy_seconds.is_finite() && (0.0..=3600.0).contains(&cli.busy_seconds)) {
         eprintln!("in-app: --busy-seconds must be from 0 to 3600");
         return ExitCode::from(2);
     }
     let job = InAppJob {
-        implementation: cli.implementation,
+        implementation: cli.implementation.unwrap_or_default(),
         nonce: cli.nonce,
         sample: cli.sample,
         tree: cli.tree,
         passes: cli.passes,
         busy: Duration::from_secs_f64(cli.busy_seconds),
         idle_ticks: cli.idle_ticks,
-        allocator: "system",
+        allocator: ALLOCATOR_NAME,
     };
     match in_app::run(&job) {
         Ok(result) => {

@@ -29,40 +29,47 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
             asked
         }
     };
-    let target = root.join("target/tdbench-worker");
-    eprintln!("building the current tree's in-app binary (release)…");
-    let status = super::build::cargo(root, &target, &["build", "--release", "--bin", "in-app"], options.ci)?;
-    if !status.success() {
-        return Err(environment("the current tree's in-app binary does not build (cargo's errors above)"));
+    let mut allocators: Vec<String> = Vec::new();
+    for allocator in &options.allocator {
+        if !allocators.contains(allocator) {
+            allocators.push(allocator.clone());
+        }
     }
-    let binary = target.join("release/in-app");
+    let target = root.join("target/tdbench-worker");
+    let mut binaries = std::collections::BTreeMap::new();
+    for allocator in &allocators {
+        binaries.insert(allocator.clone(), build(root, &target, allocator, options.ci)?);
+    }
     let folder = output.join("in-app");
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(folder.join("samples")).map_err(|e| environment(format!("cannot create {}: {e}", folder.display())))?;
 
     let nonce = super::nonce();
     let rounds = options.rounds.unwrap_or(1);
+    // Every (allocator, codec) forward, then reversed, per round.
+    let hosts: Vec<(&String, &String)> = allocators.iter().flat_map(|a| codecs.iter().map(move |c| (a, c))).collect();
     let mut slots = Vec::new();
     for round in 0..rounds {
-        let forward = codecs.iter();
-        let backward = codecs.iter().rev();
-        for (direction, name) in forward.map(|c| (0, c)).chain(backward.map(|c| (1, c))) {
-            slots.push((name.clone(), round * 2 + direction));
+        let forward = hosts.iter();
+        let backward = hosts.iter().rev();
+        for (direction, (allocator, name)) in forward.map(|h| (0, h)).chain(backward.map(|h| (1, h))) {
+            slots.push(in_app::Slot { allocator: allocator.to_string(), implementation: name.to_string(), sample: round * 2 + direction });
         }
     }
     let mut progress = Progress::new(slots.len(), options.ci);
     let mut samples = Vec::new();
-    for (name, sample) in &slots {
-        let file = folder.join("samples").join(format!("{name}-{sample}.json"));
+    for slot in &slots {
+        let (name, sample) = (&slot.implementation, slot.sample);
+        let file = folder.join("samples").join(format!("{}-{name}-{sample}.json", slot.allocator));
         let started = Instant::now();
-        let mut child = Command::new(&binary)
+        let mut child = Command::new(&binaries[&slot.allocator])
             .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
             .arg(root)
             .arg("--output")
             .arg(&file)
             .current_dir(root)
             .spawn()
-            .map_err(|e| environment(format!("cannot start {}: {e}", binary.display())))?;
+            .map_err(|e| environment(format!("cannot start {}: {e}", binaries[&slot.allocator].display())))?;
         let status = loop {
             if let Some(status) = child.try_wait().map_err(|e| environment(e.to_string()))? {
                 break status;
@@ -77,7 +84,7 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
             std::thread::sleep(Duration::from_millis(20));
         };
         if !status.success() {
-            return Err(Failure { code: 1, message: format!("in-app {name} sample {sample} failed ({status}); its reason is above") });
+            return Err(Failure { code: 1, message: format!("in-app {slot} failed ({status}); its reason is above") });
         }
         let text = std::fs::read_to_string(&file).map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })?;
         let result: InAppResult = serde_json::from_str(&text)
@@ -105,4 +112,28 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
         println!("published: {} (and its section in README.md)", report.join("in-app.md").display());
     }
     Ok(())
+}
+
+/// Builds the in-app binary with `allocator` and keeps it as `in-app-ALLOCATOR`: the features
+/// differ, so each build replaces `release/in-app`. Asks the copy which allocator it has.
+fn build(root: &Path, target: &Path, allocator: &str, ci: bool) -> Result<PathBuf, Failure> {
+    eprintln!("building the current tree's in-app binary with the {allocator} allocator (release)…");
+    let feature = format!("alloc-{allocator}");
+    let mut args = vec!["build", "--release", "--bin", "in-app"];
+    if allocator != "system" {
+        args.extend(["--features", &feature]);
+    }
+    let status = super::build::cargo(root, target, &args, ci)?;
+    if !status.success() {
+        return Err(environment(format!("the in-app binary does not build with {allocator} (cargo's errors above)")));
+    }
+    let kept = target.join(format!("in-app-{allocator}"));
+    std::fs::copy(target.join("release/in-app"), &kept).map_err(|e| environment(format!("cannot copy the in-app binary: {e}")))?;
+    let said =
+        Command::new(&kept).arg("--print-allocator").output().map_err(|e| environment(format!("cannot run {}: {e}", kept.display())))?;
+    let said = String::from_utf8_lossy(&said.stdout).trim().to_string();
+    if said != allocator {
+        return Err(environment(format!("{} says it has the {said:?} allocator, not {allocator}", kept.display())));
+    }
+    Ok(kept)
 }
