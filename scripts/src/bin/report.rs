@@ -23,17 +23,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let path = cli.run_dir.join("results.json");
     let out = cli.out.unwrap_or_else(|| cli.run_dir.join("report"));
-    let results: Results =
-        match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
-            Ok(results) => results,
-            Err(e) => {
-                eprintln!("report: cannot read {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        };
+    // A published copy leaves fields out of each sample; reading it puts them back.
+    let results: Results = match tdbench_scripts::files::read_results(&path) {
+        Ok(results) => results,
+        Err(e) => {
+            eprintln!("report: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
     match tdbench_scripts::report::write(&results, &out) {
         Ok(()) => {
-            println!("report: wrote {}/README.md, throughput.png, results.json", out.display());
+            println!("report: wrote {}/README.md, throughput.png, size.png, results.json (and in-app.md from in-app.json, when there)", out.display());
             ExitCode::SUCCESS
         }
         Err(e) => {

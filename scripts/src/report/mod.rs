@@ -182,7 +182,13 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
         readme += "\n";
         readme += &calibration;
     }
-    // So is the in-app measurement (`./run.sh --in-app --publish`).
+    // So is the in-app measurement (`./run.sh --in-app --publish`): drawn again from its
+    // results, so a change to how it is drawn reaches the published report without a re-run.
+    if let Ok(text) = std::fs::read_to_string(dir.join("in-app.json")) {
+        let run: crate::in_app::InAppRun =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("in-app.json").display()))?;
+        crate::files::write_atomically(&dir.join("in-app.md"), &crate::in_app::render(&run))?;
+    }
     if let Ok(in_app) = std::fs::read_to_string(dir.join("in-app.md")) {
         readme += "\n";
         readme += &in_app;
