@@ -418,7 +418,9 @@ fn allocators(out: &mut String, run: &InAppRun) {
     )
     .unwrap();
     type Pass = fn(&InAppResult) -> &[f64];
-    let modes: [(&str, fn(&Row) -> f64, Pass); 2] = [
+    /// A mode's name, its median, and its passes.
+    type Mode = (&'static str, fn(&Row) -> f64, Pass);
+    let modes: [Mode; 2] = [
         ("in situ", |r| r.in_situ_us_per_update, |s| &s.in_situ.pass_ns_per_update),
         ("corpus-style", |r| r.corpus_us_per_update, |s| &s.corpus.pass_ns_per_update),
     ];

@@ -33,7 +33,10 @@ fn main() -> ExitCode {
     };
     match tdbench_scripts::report::write(&results, &out) {
         Ok(()) => {
-            println!("report: wrote {}/README.md, throughput.png, size.png, results.json (and in-app.md from in-app.json, when there)", out.display());
+            println!(
+                "report: wrote {}/README.md, throughput.png, size.png, results.json (and in-app.md from in-app.json, when there)",
+                out.display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {
