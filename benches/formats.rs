@@ -28,7 +28,7 @@ fn formats(c: &mut Criterion) {
         // A live TDLib client's threads would colour everything measured after it in this
         // process: TDLib round trips are measured by `./run.sh` only, one process each.
         for implementation in registry::implementations().into_iter().filter(|i| !i.needs_tdlib()) {
-            for kernel in kernels(implementation, &payloads, None).expect("kernels of a validated lane") {
+            for kernel in kernels(implementation, &payloads, None, lane.stream).expect("kernels of a validated lane") {
                 let bytes_per_payload = proof(&kernel).encoded_bytes;
                 group.throughput(Throughput::Bytes((bytes_per_payload * kernel.len() as f64) as u64));
                 let (mut cursor, mut buffer) = (0, tdbench::worker::placement::output_buffer());

@@ -35,7 +35,8 @@ fn every_payload_validates() {
 #[test]
 fn every_lane_cycles_several_variants() {
     let corpus = corpus();
-    for lane in LANES {
+    // The start-up stream is generated when a worker opens its lane, not read from files.
+    for lane in LANES.iter().filter(|l| !l.stream) {
         let payloads = corpus.lane(lane.name);
         assert!(payloads.len() >= 4, "lane {} has {} payloads", lane.name, payloads.len());
         let distinct: std::collections::HashSet<&[u8]> = payloads.iter().map(|p| p.json.as_slice()).collect();

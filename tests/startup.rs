@@ -110,3 +110,35 @@ fn real_startup_capture_applies_to_the_store() {
         assert!(PROPORTIONS.iter().any(|(n, _)| *n == name), "{name} is in the capture but not in the generated stream");
     }
 }
+
+/// The `startup` lane as a worker opens it: the stream's payloads after the corpus files', every
+/// codec's decode and the clone floors keeping what they produce in a store that, after one
+/// whole stream and after a second one over the full store, holds exactly the generator's books.
+#[test]
+fn startup_lane_kernels_keep_what_they_decode() {
+    use tdbench::worker::{self, Kernel, measured_loop};
+    let (corpus, lane) = worker::load_lane("startup", &tdbench::corpus::Corpus::default_dir(), false).expect("the lane opens");
+    let payloads = corpus.lane(lane);
+    assert_eq!(payloads.len(), UPDATES);
+    let expected = startup::generate().expected;
+    for implementation in ["json-td", "tl", "clone", "validated-clone"] {
+        let implementation = tdbench::registry::implementation(implementation).unwrap();
+        let kernels = worker::kernels(implementation, &payloads, None, true).unwrap();
+        let kernel = kernels.iter().find(|k| k.keeps()).expect("a store kernel");
+        assert_eq!(kernel.batch_unit(), worker::STREAM_CHUNK);
+        assert_eq!(kernel.allocation_ops(48), UPDATES as u64, "an allocation pass counts the whole stream");
+        let (mut cursor, mut buffer) = (0, worker::placement::output_buffer());
+        for cycle in 1..=2 {
+            measured_loop(kernel, UPDATES as u64, &mut cursor, &mut buffer);
+            let (Kernel::DecodeInto { store, .. } | Kernel::CloneInto { store, .. }) = kernel else { unreachable!() };
+            let store = store.borrow();
+            assert_eq!(store.held(), expected, "{} after {cycle} stream(s)", implementation.name());
+            assert_eq!((store.unmatched, store.ignored), (0, 0));
+        }
+        kernel.empty_store();
+    }
+    // Other lanes keep nothing.
+    let (corpus, lane) = worker::load_lane("status", &tdbench::corpus::Corpus::default_dir(), false).unwrap();
+    let kernels = worker::kernels(tdbench::registry::implementation("tl").unwrap(), &corpus.lane(lane), None, false).unwrap();
+    assert!(kernels.iter().all(|k| !k.keeps() && k.batch_unit() == k.len() as u64));
+}

@@ -8,7 +8,11 @@ use crate::enums::Operation;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Catalog {
+    /// The lanes `all` runs.
     pub lanes: Vec<String>,
+    /// Lanes run only when named (`startup`); absent in workers that predate them.
+    #[serde(default)]
+    pub opt_in_lanes: Vec<String>,
     pub implementations: Vec<ImplementationInfo>,
     /// Absent in workers that predate it.
     #[serde(default)]
@@ -62,6 +66,8 @@ enum Listed {
 #[derive(Deserialize)]
 struct AnyCatalog {
     lanes: Vec<String>,
+    #[serde(default)]
+    opt_in_lanes: Vec<String>,
     implementations: Vec<Listed>,
     #[serde(default)]
     tdlib: Option<TdlibStatus>,
@@ -86,7 +92,7 @@ impl Catalog {
                 },
             })
             .collect();
-        Ok(Catalog { lanes, implementations, tdlib: any.tdlib })
+        Ok(Catalog { lanes, opt_in_lanes: any.opt_in_lanes, implementations, tdlib: any.tdlib })
     }
 
     pub fn implementation(&self, name: &str) -> Option<&ImplementationInfo> {
@@ -106,6 +112,7 @@ mod tests {
     fn reads_its_own_and_the_old_listing() {
         let catalog = Catalog {
             lanes: vec!["status".into()],
+            opt_in_lanes: vec!["startup".into()],
             implementations: vec![ImplementationInfo {
                 name: "tdlib-json".into(),
                 kind: ImplementationKind::Tdlib,

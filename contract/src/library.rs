@@ -77,4 +77,9 @@ pub struct KernelInfo {
     /// For an encode: its compressed sizes (a library older than them leaves them out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compressed: Option<Compressed>,
+    /// A kernel that keeps what it decodes in an app store (a stream lane's): the stream's
+    /// length, which its allocation pass counts at least, from an empty store. `cycle` is then
+    /// a chunk of it. Absent for every other kernel, and in libraries older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keeps: Option<u64>,
 }

@@ -151,4 +151,33 @@ impl BatchStats {
             batches: sorted.len(),
         })
     }
+
+    /// For a stream lane, whose batches are chunks of `ops_per_batch` consecutive updates of a
+    /// `cycle`-update stream: the statistics of whole passes through the stream (the mean of
+    /// each run of consecutive batches covering one), so that `fastest` is the fastest pass and
+    /// not the cheapest chunk (a run of options is a tenth of a run of chats). Fewer batches
+    /// than a pass: their mean, as one. `batches` stays the count of timed batches.
+    pub fn of_stream(samples: &[f64], ops_per_batch: u64, cycle: u64) -> Option<BatchStats> {
+        let per_pass = (cycle.div_ceil(ops_per_batch.max(1)) as usize).max(1);
+        let passes: Vec<f64> = samples.chunks_exact(per_pass).map(|c| c.iter().sum::<f64>() / c.len() as f64).collect();
+        let mean = (!samples.is_empty()).then(|| samples.iter().sum::<f64>() / samples.len() as f64);
+        let whole = if passes.is_empty() { mean.into_iter().collect() } else { passes };
+        BatchStats::of(&whole).map(|stats| BatchStats { batches: samples.len(), ..stats })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_statistics_are_of_whole_passes() {
+        // A 4-update stream in chunks of 2: passes of (1, 9) and (3, 7) average 5 each; the
+        // cheapest chunk (1) is not a pass.
+        let stats = BatchStats::of_stream(&[1.0, 9.0, 3.0, 7.0, 2.0], 2, 4).unwrap();
+        assert_eq!((stats.fastest, stats.median, stats.batches), (5.0, 5.0, 5));
+        // Less than a pass: the mean of what ran.
+        assert_eq!(BatchStats::of_stream(&[1.0, 3.0], 2, 10).unwrap().fastest, 2.0);
+        assert!(BatchStats::of_stream(&[], 2, 10).is_none());
+    }
 }

@@ -69,7 +69,14 @@ fn open(opening: &str) -> Result<Session, String> {
             .iter()
             .map(|k| {
                 let worker::Produced { proof, encoded_bytes, compressed } = worker::proof(k);
-                KernelInfo { operation: k.operation(), cycle: k.len() as u64, proof, encoded_bytes, compressed }
+                KernelInfo {
+                    operation: k.operation(),
+                    cycle: k.batch_unit(),
+                    proof,
+                    encoded_bytes,
+                    compressed,
+                    keeps: k.keeps().then_some(k.len() as u64),
+                }
             })
             .collect(),
     };
@@ -90,7 +97,8 @@ fn checked_kernels(
     client: Option<&'static RefCell<Client<'static>>>,
     opening: &Opening,
 ) -> Result<Vec<Kernel<'static>>, String> {
-    let mut kernels = worker::kernels(implementation, payloads, client)?;
+    let keep = tdbench::corpus::lanes::lane(&opening.lane).is_some_and(|l| l.stream);
+    let mut kernels = worker::kernels(implementation, payloads, client, keep)?;
     worker::check_round_trips(&kernels, &mut Vec::new())?;
     worker::select_operation(&mut kernels, opening.operation, &opening.implementation)?;
     Ok(kernels)
@@ -149,7 +157,9 @@ pub unsafe extern "C" fn tdbench_kernels_run(session: *mut Session, kernel: u32,
 pub unsafe extern "C" fn tdbench_kernels_count_allocations(session: *mut Session, kernel: u32, n: u64, counts: *mut [u64; 2]) {
     let session = unsafe { &mut *session };
     let k = kernel as usize;
-    // From the first payload, as the worker's allocation pass: the same count in every process.
+    // From the first payload (a store kernel: from an empty store), as the worker's allocation
+    // pass: the same count in every process.
+    session.kernels[k].empty_store();
     let mut cursor = 0;
     let ((), measured) = tdbench::alloc::measure(|| measured_loop(&session.kernels[k], n, &mut cursor, &mut session.buffers[k]));
     unsafe { *counts = [measured.allocations, measured.bytes] };

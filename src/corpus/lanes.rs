@@ -1,5 +1,8 @@
 //! Lanes: named sets of payloads that are timed together, chosen with `--data`.
 //!
+//! One lane is not read from files: `startup`, the start-up stream (`startup.rs`), generated
+//! when a worker opens it, decoded into the app store instead of dropped, and left out of `all`.
+//!
 //! A payload's lane follows from its file and its `@type` (see `corpus/README.md`): files named
 //! `*-mix.jsonl` form the `mix` lane; files whose names contain `escapes`, `unknown`, `reader` or
 //! `startup` are validated but not timed; every other payload joins the lane of its type, if any.
@@ -16,23 +19,36 @@ pub struct Lane {
     /// The size TDLib emits for such a payload, where there is a typical one; synthetic payloads
     /// are kept within ±25% of it.
     pub typical_json_bytes: Option<usize>,
+    /// The start-up stream: payloads generated at load ([`super::Corpus::add_startup_stream`]),
+    /// decodes kept in the app store, opt-in (not part of `all`: the default run keeps its
+    /// time budget).
+    pub stream: bool,
 }
 
 pub const LANES: &[Lane] = &[
-    Lane { name: "status", description: "updateUserStatus", typical_json_bytes: Some(105) },
-    Lane { name: "file", description: "updateFile", typical_json_bytes: Some(480) },
-    Lane { name: "message", description: "updateNewMessage: text with entities, sender", typical_json_bytes: Some(1400) },
-    Lane { name: "messages", description: "a `messages` page of 50 mixed messages", typical_json_bytes: Some(68_000) },
-    Lane { name: "option", description: "updateOption with escape-heavy strings", typical_json_bytes: None },
-    Lane { name: "option-plain", description: "updateOption, the escape-free twin of `option`", typical_json_bytes: None },
-    Lane { name: "string-1k", description: "testString, 1 KiB", typical_json_bytes: None },
-    Lane { name: "string-64k", description: "testString, 64 KiB", typical_json_bytes: None },
-    Lane { name: "bytes-1k", description: "testBytes, 1 KiB", typical_json_bytes: None },
-    Lane { name: "bytes-64k", description: "testBytes, 64 KiB", typical_json_bytes: None },
-    Lane { name: "vector-int", description: "testVectorInt, 1000 values", typical_json_bytes: None },
-    Lane { name: "vector-object", description: "testVectorStringObject, 1000 objects", typical_json_bytes: None },
-    Lane { name: "mix", description: "a startup-like stream of mixed updates", typical_json_bytes: Some(1700) },
+    Lane { name: "status", description: "updateUserStatus", typical_json_bytes: Some(105), stream: false },
+    Lane { name: "file", description: "updateFile", typical_json_bytes: Some(480), stream: false },
+    Lane { name: "message", description: "updateNewMessage: text with entities, sender", typical_json_bytes: Some(1400), stream: false },
+    Lane { name: "messages", description: "a `messages` page of 50 mixed messages", typical_json_bytes: Some(68_000), stream: false },
+    Lane { name: "option", description: "updateOption with escape-heavy strings", typical_json_bytes: None, stream: false },
+    Lane { name: "option-plain", description: "updateOption, the escape-free twin of `option`", typical_json_bytes: None, stream: false },
+    Lane { name: "string-1k", description: "testString, 1 KiB", typical_json_bytes: None, stream: false },
+    Lane { name: "string-64k", description: "testString, 64 KiB", typical_json_bytes: None, stream: false },
+    Lane { name: "bytes-1k", description: "testBytes, 1 KiB", typical_json_bytes: None, stream: false },
+    Lane { name: "bytes-64k", description: "testBytes, 64 KiB", typical_json_bytes: None, stream: false },
+    Lane { name: "vector-int", description: "testVectorInt, 1000 values", typical_json_bytes: None, stream: false },
+    Lane { name: "vector-object", description: "testVectorStringObject, 1000 objects", typical_json_bytes: None, stream: false },
+    Lane { name: "mix", description: "a startup-like stream of mixed updates", typical_json_bytes: Some(1700), stream: false },
+    Lane {
+        name: "startup",
+        description: "the start-up stream: 10,000 generated updates, each decoded into the app store (opt-in)",
+        typical_json_bytes: None,
+        stream: true,
+    },
 ];
+
+/// Where the start-up stream's payloads say they come from: no file, so never hashed as corpus.
+pub const STREAM_FILE: &str = "(start-up stream)";
 
 pub fn lane(name: &str) -> Option<&'static Lane> {
     LANES.iter().find(|l| l.name == name)
@@ -41,7 +57,7 @@ pub fn lane(name: &str) -> Option<&'static Lane> {
 /// Parses a `--data` list (`messages,status`, or `all`); the error lists the valid names.
 pub fn parse_lane_list(list: &str) -> Result<Vec<&'static Lane>, String> {
     if list == "all" {
-        return Ok(LANES.iter().collect());
+        return Ok(LANES.iter().filter(|l| !l.stream).collect());
     }
     list.split(',')
         .map(|name| {
@@ -150,7 +166,8 @@ mod tests {
     #[test]
     fn lane_lists() {
         assert_eq!(parse_lane_list("messages, status").unwrap().len(), 2);
-        assert_eq!(parse_lane_list("all").unwrap().len(), LANES.len());
+        assert_eq!(parse_lane_list("all").unwrap().len(), LANES.len() - 1, "all but the opt-in stream");
+        assert!(parse_lane_list("startup").unwrap()[0].stream);
         let err = parse_lane_list("mesages").unwrap_err();
         assert!(err.contains("valid: all, status"), "{err}");
     }

@@ -128,6 +128,17 @@ impl Corpus {
         }
     }
 
+    /// Appends the start-up stream as the `startup` lane's payloads: each update with its TDLib
+    /// JSON, canonical (re-encoding must give these bytes back), from no file.
+    pub fn add_startup_stream(&mut self) {
+        let role = FileRole { canonical: true, measured: true, mix: false, synthetic: true };
+        for (index, value) in startup::generate().updates.into_iter().enumerate() {
+            let mut json = Vec::new();
+            Json.encode(&value, &mut json).expect("models always encode to JSON");
+            self.payloads.push(Payload { file: lanes::STREAM_FILE.into(), line: index + 1, json, value, role, lane: Some("startup") });
+        }
+    }
+
     /// The payloads of one lane, in corpus order.
     pub fn lane(&self, name: &str) -> Vec<&Payload> {
         self.payloads.iter().filter(|p| p.lane == Some(name)).collect()

@@ -28,6 +28,7 @@ use tdbench_models::Object;
 use tdbench_models::validated::ValidatedClone;
 
 use crate::Codec;
+use crate::app::store::Store;
 use crate::codecs::json::Json;
 use crate::corpus::{Corpus, Payload, lanes};
 use crate::registry::{self, Floor, Implementation};
@@ -49,6 +50,19 @@ pub enum Kernel<'a> {
     Clone {
         values: Vec<&'a Object>,
     },
+    /// The start-up stream's decode: each update decoded and applied to the app store, which
+    /// keeps it (replacing and dropping what it held), as a client does.
+    DecodeInto {
+        codec: &'static dyn Codec,
+        inputs: Vec<Placed>,
+        store: RefCell<Store>,
+    },
+    /// The stream's floors: each update cloned (UTF-8 checked when `validated`) into the store.
+    CloneInto {
+        values: Vec<&'a Object>,
+        validated: bool,
+        store: RefCell<Store>,
+    },
     ValidatedClone {
         values: Vec<&'a Object>,
     },
@@ -67,7 +81,11 @@ impl Kernel<'_> {
     pub fn operation(&self) -> Operation {
         match self {
             Kernel::Encode { .. } | Kernel::Memcpy { .. } => Operation::Encode,
-            Kernel::Decode { .. } | Kernel::Clone { .. } | Kernel::ValidatedClone { .. } => Operation::Decode,
+            Kernel::Decode { .. }
+            | Kernel::Clone { .. }
+            | Kernel::ValidatedClone { .. }
+            | Kernel::DecodeInto { .. }
+            | Kernel::CloneInto { .. } => Operation::Decode,
             Kernel::RoundTrip { calls, .. } if calls.is_empty() => Operation::EmptyCall,
             Kernel::RoundTrip { .. } => Operation::RoundTrip,
         }
@@ -78,12 +96,42 @@ impl Kernel<'_> {
     pub fn len(&self) -> usize {
         match self {
             Kernel::Encode { values, .. } | Kernel::Clone { values } | Kernel::ValidatedClone { values } => values.len(),
-            Kernel::Decode { inputs, .. } => inputs.len(),
+            Kernel::Decode { inputs, .. } | Kernel::DecodeInto { inputs, .. } => inputs.len(),
+            Kernel::CloneInto { values, .. } => values.len(),
             Kernel::Memcpy { inputs } => inputs.len(),
             Kernel::RoundTrip { calls, .. } => calls.len().max(1),
         }
     }
+
+    /// Whether it keeps what it produces in an app store (the start-up stream's decodes).
+    pub fn keeps(&self) -> bool {
+        matches!(self, Kernel::DecodeInto { .. } | Kernel::CloneInto { .. })
+    }
+
+    /// Operations a timed batch is a whole number of: a cycle of the lane's payloads, so every
+    /// payload weighs the same in every batch — but a stream of 10,000 updates would make a batch
+    /// last a second, so there a chunk of [`STREAM_CHUNK`] updates (both sides of a pair run the
+    /// same updates in the same batch: their cursors move alike).
+    pub fn batch_unit(&self) -> u64 {
+        if self.keeps() { STREAM_CHUNK.min(self.len() as u64) } else { self.len() as u64 }
+    }
+
+    /// Empties the app store, so an allocation pass counts from the same state in every process.
+    pub fn empty_store(&self) {
+        if let Kernel::DecodeInto { store, .. } | Kernel::CloneInto { store, .. } = self {
+            *store.borrow_mut() = Store::new();
+        }
+    }
+
+    /// Operations an allocation pass of `requested` counts: a whole stream for a store kernel
+    /// (from an empty store), so its figure is the stream's, not its first updates'.
+    pub fn allocation_ops(&self, requested: u64) -> u64 {
+        if self.keeps() { requested.max(self.len() as u64) } else { requested.max(1) }
+    }
 }
+
+/// A stream kernel's batch unit, in updates.
+pub const STREAM_CHUNK: u64 = 50;
 
 /// The loop every measurement runs: `n` operations from payload `*cursor` on, cycling.
 /// Not inlined, so `valgrind --toggle-collect='*measured_loop*'` counts exactly this.
@@ -121,6 +169,19 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
         Kernel::Clone { values } => {
             for _ in 0..n {
                 drop(black_box(values[next()].clone()));
+            }
+        }
+        Kernel::DecodeInto { codec, inputs, store } => {
+            let mut store = store.borrow_mut();
+            for _ in 0..n {
+                store.apply(codec.decode(&inputs[next()]).expect("validated payloads decode"));
+            }
+        }
+        Kernel::CloneInto { values, validated, store } => {
+            let mut store = store.borrow_mut();
+            for _ in 0..n {
+                let value = values[next()];
+                store.apply(if *validated { value.validated_clone() } else { value.clone() });
             }
         }
         Kernel::ValidatedClone { values } => {
@@ -228,17 +289,24 @@ fn round_trip(codec: &dyn Codec, client: &mut Client<'_>, call: Option<&EchoCall
 
 /// The kernels of an implementation on a lane's payloads, in [`Implementation::operations`]
 /// order. A TDLib implementation needs its client.
+///
+/// On a stream lane (`keep`), decodes and clones go into an app store instead of being dropped.
 pub fn kernels<'a>(
     implementation: Implementation,
     payloads: &[&'a Payload],
     client: Option<&'a RefCell<Client<'static>>>,
+    keep: bool,
 ) -> Result<Vec<Kernel<'a>>, String> {
     let values: Vec<&Object> = payloads.iter().map(|p| &p.value).collect();
+    let store = || RefCell::new(Store::new());
     Ok(match implementation {
-        Implementation::Codec(codec) => vec![
-            Kernel::Encode { codec, values: values.clone() },
-            Kernel::Decode { codec, inputs: values.iter().map(|v| Placed::new(&encode_with(codec, v))).collect() },
-        ],
+        Implementation::Codec(codec) => {
+            let inputs = values.iter().map(|v| Placed::new(&encode_with(codec, v))).collect();
+            let decode = if keep { Kernel::DecodeInto { codec, inputs, store: store() } } else { Kernel::Decode { codec, inputs } };
+            vec![Kernel::Encode { codec, values: values.clone() }, decode]
+        }
+        Implementation::Floor(Floor::Clone) if keep => vec![Kernel::CloneInto { values, validated: false, store: store() }],
+        Implementation::Floor(Floor::ValidatedClone) if keep => vec![Kernel::CloneInto { values, validated: true, store: store() }],
         Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
         Implementation::Floor(Floor::ValidatedClone) => vec![Kernel::ValidatedClone { values }],
         Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| Placed::new(&p.json)).collect() }],
@@ -294,7 +362,11 @@ pub struct Produced {
 pub fn proof(kernel: &Kernel) -> Produced {
     let outputs: Vec<Vec<u8>> = match kernel {
         Kernel::Encode { codec, values } => values.iter().map(|v| encode_with(*codec, v)).collect(),
-        Kernel::Decode { codec, inputs } => inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect(),
+        Kernel::Decode { codec, inputs } | Kernel::DecodeInto { codec, inputs, .. } => {
+            inputs.iter().map(|i| encode_with(&Json, &codec.decode(i).expect("decodes"))).collect()
+        }
+        Kernel::CloneInto { values, validated: false, .. } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
+        Kernel::CloneInto { values, validated: true, .. } => values.iter().map(|v| encode_with(&Json, &v.validated_clone())).collect(),
         Kernel::Clone { values } => values.iter().map(|v| encode_with(&Json, &(*v).clone())).collect(),
         Kernel::ValidatedClone { values } => values.iter().map(|v| encode_with(&Json, &v.validated_clone())).collect(),
         Kernel::Memcpy { inputs } => inputs.iter().map(|i| i.to_vec()).collect(),
@@ -310,7 +382,7 @@ pub fn proof(kernel: &Kernel) -> Produced {
     // A decode's size is its input's; every other kernel's is what it produced (for `clone`,
     // the JSON of the cloned values: the same bytes as the payloads').
     let encoded_bytes = match kernel {
-        Kernel::Decode { inputs, .. } => inputs.iter().map(|i| i.len()).sum::<usize>(),
+        Kernel::Decode { inputs, .. } | Kernel::DecodeInto { inputs, .. } => inputs.iter().map(|i| i.len()).sum::<usize>(),
         _ => outputs.iter().map(Vec::len).sum(),
     } as f64
         / kernel.len() as f64;
@@ -325,10 +397,11 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// SHA-256 over every payload of the corpus: file, line and bytes.
+/// SHA-256 over every payload of the corpus files: file, line and bytes (the start-up stream is
+/// the code's, named by the tree's commit; hashing it would set its workers' corpus apart).
 pub fn corpus_sha256(corpus: &Corpus) -> String {
     let mut hash = Sha256::new();
-    for p in &corpus.payloads {
+    for p in corpus.payloads.iter().filter(|p| p.file != lanes::STREAM_FILE) {
         hash.update(p.file.as_bytes());
         hash.update((p.line as u64).to_le_bytes());
         hash.update((p.json.len() as u64).to_le_bytes());
@@ -344,7 +417,8 @@ pub fn catalog() -> Catalog {
     let lane_names: Vec<&str> = lanes::LANES.iter().map(|l| l.name).collect();
     let library = Tdjson::path();
     Catalog {
-        lanes: lane_names.iter().map(|l| l.to_string()).collect(),
+        lanes: lanes::LANES.iter().filter(|l| !l.stream).map(|l| l.name.to_string()).collect(),
+        opt_in_lanes: lanes::LANES.iter().filter(|l| l.stream).map(|l| l.name.to_string()).collect(),
         implementations: registry::implementations()
             .iter()
             .map(|i| ImplementationInfo {
@@ -375,10 +449,13 @@ fn instruction_iterations(settings: &Settings, kernel: &Kernel) -> u64 {
 /// says another process already did) every payload validated with every implementation.
 pub fn load_lane(lane: &str, corpus_dir: &Path, validate: bool) -> Result<(Corpus, &'static str), String> {
     let lane = lanes::lane(lane).ok_or_else(|| lanes::parse_lane_list(lane).unwrap_err())?;
-    let corpus = Corpus::load(corpus_dir).map_err(|errors| {
+    let mut corpus = Corpus::load(corpus_dir).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         format!("the corpus does not load; nothing measured:\n{}", lines.join("\n"))
     })?;
+    if lane.stream {
+        corpus.add_startup_stream();
+    }
     let payloads = corpus.lane(lane.name);
     if payloads.is_empty() {
         return Err(format!("lane `{}` has no payloads in {}", lane.name, corpus_dir.display()));
@@ -449,7 +526,8 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
         eprintln!("worker: {note}");
     }
     let client = tdjson.map(|td| RefCell::new(td.client()));
-    let mut kernels = kernels(implementation, &payloads, client.as_ref())?;
+    let keep = lanes::lane(lane).is_some_and(|l| l.stream);
+    let mut kernels = kernels(implementation, &payloads, client.as_ref(), keep)?;
     check_round_trips(&kernels, &mut Vec::new())?;
     select_operation(&mut kernels, job.operation, &job.implementation)?;
     let proofs: Vec<Produced> = kernels.iter().map(proof).collect();
@@ -476,9 +554,10 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
 
     let mut operations = Vec::new();
     for (i, kernel) in kernels.iter().enumerate() {
-        // Allocation pass: a fixed number of operations from the first payload, so the count
-        // is the same in every process.
-        let n = settings.allocation_iterations.max(1);
+        // Allocation pass: a fixed number of operations from the first payload (a store kernel:
+        // the whole stream, from an empty store), so the count is the same in every process.
+        let n = kernel.allocation_ops(settings.allocation_iterations);
+        kernel.empty_store();
         let mut cursor = 0;
         let ((), counts) = crate::alloc::measure(|| measured_loop(kernel, n, &mut cursor, &mut buffers[i]));
         let (allocations, bytes) = (counts.allocations, counts.bytes);
@@ -488,7 +567,11 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
             encoded_bytes,
             proof,
             compressed,
-            stats: BatchStats::of(&batches[i]),
+            stats: if kernel.keeps() {
+                BatchStats::of_stream(&batches[i], ops_per_batch[i], kernel.len() as u64)
+            } else {
+                BatchStats::of(&batches[i])
+            },
             batches_ns_per_op: batches[i].clone(),
             ops_per_batch: ops_per_batch[i],
             iterations: iterations[i],
@@ -551,13 +634,15 @@ fn time_batches(
             ops += kernel.len() as u64;
         }
         let ns_per_op = started.elapsed().as_nanos() as f64 / ops as f64;
-        ops_per_batch.push(batch_size(settings, ns_per_op, kernel.len() as u64));
+        ops_per_batch.push(batch_size(settings, ns_per_op, kernel.batch_unit()));
     }
     let mut batches = vec![Vec::new(); kernels.len()];
     let mut iterations = vec![0u64; kernels.len()];
     let duration = Duration::from_millis(settings.duration_ms);
     let started = Instant::now();
-    while started.elapsed() < duration || batches.iter().any(|b| b.len() < 3) {
+    // A stream kernel runs at least one whole pass, so its statistics are of the stream.
+    let short_of_a_pass = |iterations: &[u64]| kernels.iter().zip(iterations).any(|(k, &done)| k.keeps() && done < k.len() as u64);
+    while started.elapsed() < duration || batches.iter().any(|b| b.len() < 3) || short_of_a_pass(&iterations) {
         for (i, kernel) in kernels.iter().enumerate() {
             let n = ops_per_batch[i];
             let t = Instant::now();

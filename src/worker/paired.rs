@@ -173,12 +173,17 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
             .enumerate()
             .map(|(k, kernel)| {
                 let batches = if side.role == first.role { &timed.first[k] } else { &timed.second[k] };
+                // A store kernel counts its whole stream (the library empties the store first).
+                let n = kernel.keeps.map_or(n, |stream| n.max(stream));
                 let [allocations, bytes] = side.allocations(k, n);
                 OperationResult {
                     operation: kernel.operation,
                     encoded_bytes: kernel.encoded_bytes,
                     proof: kernel.proof.clone(),
-                    stats: BatchStats::of(batches),
+                    stats: match kernel.keeps {
+                        Some(stream) => BatchStats::of_stream(batches, timed.ops_per_batch[k], stream),
+                        None => BatchStats::of(batches),
+                    },
                     batches_ns_per_op: batches.clone(),
                     ops_per_batch: timed.ops_per_batch[k],
                     iterations: timed.ops_per_batch[k] * batches.len() as u64,
@@ -241,16 +246,20 @@ fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Setting
     let share = Duration::from_millis(2 * settings.duration_ms) / kernels.len() as u32;
     let mut timed = Timed { first: vec![Vec::new(); kernels.len()], second: vec![Vec::new(); kernels.len()], ops_per_batch: Vec::new() };
     for (k, kernel) in kernels.iter().enumerate() {
-        let speed = |side: &Side| {
+        // The second side warms up on exactly as many operations as the first took: their
+        // cursors stay together, so on a stream lane (batches of a chunk, not of whole cycles)
+        // both sides' batch k runs the same updates.
+        let speed = |side: &Side, at_least: u64| {
             let started = Instant::now();
             let mut ops = 0u64;
-            while started.elapsed() < warmup || ops == 0 {
+            while (at_least == 0 && started.elapsed() < warmup) || ops == 0 || ops < at_least {
                 side.run(k, kernel.cycle);
                 ops += kernel.cycle;
             }
-            started.elapsed().as_nanos() as f64 / ops as f64
+            (started.elapsed().as_nanos() as f64 / ops as f64, ops)
         };
-        let (a, b) = (speed(first), speed(second));
+        let (a, warmed) = speed(first, 0);
+        let (b, _) = speed(second, warmed);
         let n = batch_size(settings, (a + b) / 2.0, kernel.cycle);
         timed.ops_per_batch.push(n);
         let started = Instant::now();
@@ -258,7 +267,9 @@ fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Setting
         // balance which side opens.
         let mut flip = false;
         // An even number of rounds, at least two: each side opens as many as the other.
-        while started.elapsed() < share || flip || timed.first[k].len() < 8 {
+        // A stream kernel runs at least one whole pass a side, so its statistics are of the stream.
+        let short_of_a_pass = |batches: usize| kernel.keeps.is_some_and(|stream| (batches as u64) * n < stream);
+        while started.elapsed() < share || flip || timed.first[k].len() < 8 || short_of_a_pass(timed.first[k].len()) {
             for opens in [true, false, false, true, false, true, true, false] {
                 let (side, batches) = if opens != flip { (first, &mut timed.first[k]) } else { (second, &mut timed.second[k]) };
                 batches.push(side.timed(k, n));

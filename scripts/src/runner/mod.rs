@@ -327,7 +327,14 @@ fn check_valgrind() -> Result<(), Failure> {
 /// with a line saying so; asked for by name, the run is refused instead, saying what would make
 /// it possible.
 fn selection(catalog: &Catalog, options: &Options) -> Result<Selection, Failure> {
-    let lanes = cli::select(cli::requested(&options.lanes), &catalog.lanes, "lane", "--data").map_err(environment)?;
+    // `all` is the catalog's lanes; an opt-in lane (the start-up stream) runs when named.
+    let lanes = match cli::requested(&options.lanes) {
+        None => catalog.lanes.clone(),
+        asked => {
+            let valid: Vec<String> = catalog.lanes.iter().chain(&catalog.opt_in_lanes).cloned().collect();
+            cli::select(asked, &valid, "lane", "--data").map_err(environment)?
+        }
+    };
     let asked = cli::requested(&options.implementations);
     let mut implementations = cli::select(asked.clone(), &catalog.names(), "implementation", "--serializer").map_err(environment)?;
     let timed_only = |name: &String| catalog.implementation(name).is_some_and(ImplementationInfo::timed_only);
@@ -413,9 +420,23 @@ fn pairing(trees: &Trees, options: &Options, implementations: &[String]) -> Pair
 }
 
 /// Per lane, the implementations that measure it and the trees each runs in: both, or the
-/// current tree only for an implementation the baseline's worker does not list.
+/// current tree only for an implementation the baseline's worker does not list (or lists
+/// without the lane: a lane newer than the baseline).
 fn entries(trees: &Trees, lanes: &[String], implementations: &[String]) -> BTreeMap<String, Vec<plan::Entry>> {
     let in_baseline = |name: &String| trees.baseline.as_ref().is_some_and(|b| b.catalog.implementation(name).is_some());
+    let lane_in_baseline = |name: &String, lane: &String| {
+        trees.baseline.as_ref().is_some_and(|b| b.catalog.implementation(name).is_some_and(|i| i.lanes.contains(lane)))
+    };
+    if let Some(baseline) = &trees.baseline {
+        let new: Vec<&str> = lanes
+            .iter()
+            .filter(|l| !baseline.catalog.lanes.contains(l) && !baseline.catalog.opt_in_lanes.contains(l))
+            .map(String::as_str)
+            .collect();
+        if !new.is_empty() {
+            eprintln!("lanes not in the baseline tree, measured in the current tree only (shown, not compared): {}", new.join(", "));
+        }
+    }
     let new: Vec<&str> = implementations.iter().filter(|i| trees.baseline.is_some() && !in_baseline(i)).map(String::as_str).collect();
     if !new.is_empty() {
         eprintln!("not in the baseline tree, measured in the current tree only (shown, not compared): {}", new.join(", "));
@@ -428,7 +449,7 @@ fn entries(trees: &Trees, lanes: &[String], implementations: &[String]) -> BTree
                 .filter(|name| trees.current.catalog.implementation(name).is_some_and(|i| i.lanes.contains(lane)))
                 .map(|name| plan::Entry {
                     implementation: name.clone(),
-                    roles: if in_baseline(name) { vec![Role::Baseline, Role::Current] } else { vec![Role::Current] },
+                    roles: if lane_in_baseline(name, lane) { vec![Role::Baseline, Role::Current] } else { vec![Role::Current] },
                 })
                 .collect();
             (lane.clone(), measured)
