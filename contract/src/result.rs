@@ -106,6 +106,20 @@ pub struct OperationResult {
     /// compressed message would carry). Absent from decodes and from workers older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compressed: Option<Compressed>,
+    /// A stream lane's kernel (decodes kept in the app store): the stream's length, and `stats`
+    /// are of whole passes ([`BatchStats::of_stream`]). Absent everywhere else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_updates: Option<u64>,
+}
+
+impl OperationResult {
+    /// What `stats` must be, from the batches: of whole passes on a stream lane.
+    pub fn expected_stats(&self) -> Option<BatchStats> {
+        match self.stream_updates {
+            Some(stream) => BatchStats::of_stream(&self.batches_ns_per_op, self.ops_per_batch, stream),
+            None => BatchStats::of(&self.batches_ns_per_op),
+        }
+    }
 }
 
 /// Mean compressed bytes per payload: gzip at level 6 (MTProto's `gzip_packed`) and zstd at

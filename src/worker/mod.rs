@@ -572,6 +572,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
             } else {
                 BatchStats::of(&batches[i])
             },
+            stream_updates: kernel.keeps().then_some(kernel.len() as u64),
             batches_ns_per_op: batches[i].clone(),
             ops_per_batch: ops_per_batch[i],
             iterations: iterations[i],

@@ -191,6 +191,7 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
                     bytes_per_op: bytes as f64 / n as f64,
                     instructions_per_op: None,
                     compressed: kernel.compressed,
+                    stream_updates: kernel.keeps,
                 }
             })
             .collect();

@@ -75,6 +75,7 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                         bytes_per_op: 120.0,
                         instructions_per_op: plan.settings.worker.measure.counts().then_some(1500.0),
                         compressed: None,
+                        stream_updates: None,
                     }
                 })
                 .collect();

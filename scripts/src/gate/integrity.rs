@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use tdbench_contract::{BatchStats, Metric, Role, SCHEMA_VERSION, WorkerResult};
+use tdbench_contract::{Metric, Role, SCHEMA_VERSION, WorkerResult};
 
 use crate::plan::Plan;
 use crate::results::{Comparison, Key, Violation};
@@ -155,7 +155,9 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
                     invalid("no timed batches".into());
                 } else if let Some(bad) = op.batches_ns_per_op.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
                     invalid(format!("a batch of {bad} ns/op"));
-                } else if op.stats != BatchStats::of(&op.batches_ns_per_op) {
+                } else if op.stream_updates.is_some_and(|n| n != s.corpus.lane_payloads as u64) {
+                    invalid(format!("a stream of {:?} updates on a lane of {}", op.stream_updates, s.corpus.lane_payloads));
+                } else if op.stats != op.expected_stats() {
                     invalid(format!("its batch summary {:?} is not the summary of its batches", op.stats));
                 }
             }

@@ -510,6 +510,7 @@ mod tests {
             bytes_per_op: 0.0,
             instructions_per_op: None,
             compressed: None,
+            stream_updates: None,
         };
         // Four blocks: +2%, +2%, +10% (a neighbour), +4%: in one process the pair is the median
         // of the blocks, about +3%; as two processes, the fastest batches' +11%.

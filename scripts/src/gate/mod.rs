@@ -223,6 +223,34 @@ mod tests {
         assert!(results.violations[0].message.contains("summary"), "{}", results.violations[0].message);
     }
 
+    /// A stream lane's summary is of whole passes: a sample saying so passes with that summary,
+    /// fails with the plain one, and fails naming a stream other than its lane's length.
+    #[test]
+    fn a_stream_summary_must_be_of_whole_passes() {
+        let as_stream = |samples: &mut Vec<WorkerResult>, stream: u64| {
+            for s in samples.iter_mut().filter(|s| s.implementation == "tl" && s.lane == "status") {
+                let op = &mut s.operations[1];
+                op.stream_updates = Some(stream);
+                op.ops_per_batch = 4; // chunks of 4 updates: a pass is 4 batches
+                op.stats = BatchStats::of_stream(&op.batches_ns_per_op, op.ops_per_batch, stream);
+            }
+        };
+        let lane_payloads = 16; // the fixture's
+        assert!(kinds(&judged(Measure::Time, |samples| as_stream(samples, lane_payloads))).is_empty());
+        let plain = judged(Measure::Time, |samples| {
+            as_stream(samples, lane_payloads);
+            let s = current_tl(samples).next().unwrap();
+            s.operations[1].stats = BatchStats::of(&s.operations[1].batches_ns_per_op);
+        });
+        assert_eq!(kinds(&plain), ["invalid value"]);
+        let other = judged(Measure::Time, |samples| as_stream(samples, 17));
+        assert!(
+            kinds(&other).iter().all(|k| *k == "invalid value") && other.violations[0].message.contains("a stream of"),
+            "{:?}",
+            other.violations
+        );
+    }
+
     #[test]
     fn nulled_stats_fail() {
         let results = judged(Measure::Time, |samples| current_tl(samples).for_each(|s| s.operations[1].stats = None));
