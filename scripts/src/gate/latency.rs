@@ -43,14 +43,16 @@ pub const SCREEN_P: f64 = 0.05;
 /// The power at which a comparison's detectable slowdown is stated.
 pub const POWER: f64 = 0.8;
 
-/// A process's fastest batch, from its batches; `None` when it has none, or any that is not a
-/// positive number ([`super::integrity`] reports those).
+/// A process's fastest batch (on a stream lane, its fastest whole pass), from its batches;
+/// `None` when it has none, or any that is not a positive number ([`super::integrity`] reports
+/// those).
 fn fastest(m: &Measured) -> Option<f64> {
     let batches = &m.op.batches_ns_per_op;
     if batches.is_empty() || batches.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
         return None;
     }
-    Some(batches.iter().copied().fold(f64::INFINITY, f64::min))
+    // A stream lane's fastest is of whole passes, not of its cheapest chunk.
+    m.op.expected_stats().map(|stats| stats.fastest)
 }
 
 /// One pair's log-ratio, current over baseline.
