@@ -149,7 +149,6 @@ impl TlWriter {
         }
     }
 
-    /// `vector`: the boxed vector id, the int32 count, the elements.
     /// A vector of `N`-byte little-endian scalars: the header, then room for every element made
     /// once and filled (a loop LLVM vectorizes; element by element, each paid a capacity check).
     pub fn write_scalar_vector<const N: usize, T: Copy>(&mut self, values: &[T], bytes: impl Fn(T) -> [u8; N]) {
@@ -162,6 +161,7 @@ impl TlWriter {
         }
     }
 
+    /// `vector`: the boxed vector id, the int32 count, the elements.
     pub fn write_vector<T>(&mut self, values: &[T], mut write: impl FnMut(&mut Self, &T)) {
         self.write_u32(VECTOR);
         self.write_i32(values.len() as i32);
