@@ -66,16 +66,12 @@ fn main() -> ExitCode {
     match worker::run(&job, cli.count_instructions_inner) {
         Ok(result) => {
             let json = serde_json::to_string_pretty(&result).expect("results serialize");
-            match cli.output {
-                None => println!("{json}"),
-                Some(path) => {
-                    // Written beside and renamed: a killed worker leaves no half file.
-                    let partial = path.with_extension("partial");
-                    if let Err(e) = std::fs::write(&partial, json).and_then(|_| std::fs::rename(&partial, &path)) {
-                        eprintln!("worker: cannot write {}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
-                }
+            if let Err(e) = worker::write_result(cli.output.as_deref(), &json) {
+                eprintln!(
+                    "worker: cannot write {}: {e}",
+                    cli.output.as_deref().unwrap_or(std::path::Path::new("standard output")).display()
+                );
+                return ExitCode::from(2);
             }
             ExitCode::SUCCESS
         }

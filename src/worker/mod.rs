@@ -393,6 +393,21 @@ pub fn proof(kernel: &Kernel) -> Produced {
     Produced { proof: Proof { sha256: hex(&hash.finalize()) }, encoded_bytes, compressed }
 }
 
+/// Writes a process's JSON result to `path`, or to standard output without one. A file is
+/// written beside and renamed, so a process killed half-way leaves no half file to be read.
+pub fn write_result(path: Option<&Path>, json: &str) -> std::io::Result<()> {
+    match path {
+        None => {
+            println!("{json}");
+            Ok(())
+        }
+        Some(path) => {
+            let partial = path.with_extension("partial");
+            std::fs::write(&partial, json).and_then(|_| std::fs::rename(&partial, path))
+        }
+    }
+}
+
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
