@@ -528,6 +528,33 @@ fn publishing_is_explicit() -> Outcome {
     Ok(())
 }
 
+/// `--in-app` writes its results and section under the output folder and leaves `report/`
+/// alone; with `--publish` the section reaches the published README.
+fn the_in_app_measurement_publishes_only_when_asked() -> Outcome {
+    let repo = repo()?;
+    let published = repo.join("report/README.md");
+    let before = std::fs::read_to_string(&published)?;
+    let output = run_in(&repo, &["--in-app", "--serializer", "json,tl", "--ci", "--output", "build-in-app"], &[])?;
+    ensure!(output.status.code() == Some(0), "exit {:?}", output.status.code());
+    let folder = repo.join("build-in-app/in-app");
+    let merged: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(folder.join("in-app.json"))?)?;
+    let rows = merged["hosts"][0]["rows"].as_array().map_or(0, Vec::len);
+    ensure!(rows == 2, "in-app.json has {rows} rows, not json's and tl's");
+    ensure!(std::fs::read_to_string(folder.join("in-app.md"))?.contains("## In the app"), "in-app.md has no section");
+    ensure!(std::fs::read_to_string(&published)? == before, "--in-app without --publish rewrote report/README.md");
+    ensure!(!repo.join("report/in-app.json").exists(), "--in-app without --publish wrote report/in-app.json");
+
+    let output = run_in(&repo, &["--in-app", "--serializer", "json,tl", "--ci", "--publish", "--output", "build-in-app"], &[])?;
+    ensure!(output.status.code() == Some(0), "exit {:?}", output.status.code());
+    ensure!(repo.join("report/in-app.json").exists(), "--in-app --publish did not write report/in-app.json");
+    let section = std::fs::read_to_string(&published)?.contains("## In the app");
+    for name in ["in-app.json", "in-app.md"] {
+        std::fs::remove_file(repo.join("report").join(name))?;
+    }
+    ensure!(section, "the published README has no section In the app");
+    Ok(())
+}
+
 fn tdjson() -> Option<PathBuf> {
     let path = std::env::var_os("TDJSON").map(PathBuf::from).unwrap_or_else(|| source().join(".cache/tdjson/libtdjson.so"));
     path.exists().then_some(path)
@@ -645,6 +672,7 @@ fn main() {
         Trial::test("a_current_tree_that_does_not_compile_is_named", a_current_tree_that_does_not_compile_is_named),
         Trial::test("a_dirty_baseline_worktree_is_refused_and_left_untouched", a_dirty_baseline_worktree_is_refused_and_left_untouched),
         Trial::test("publishing_is_explicit", publishing_is_explicit),
+        Trial::test("the_in_app_measurement_publishes_only_when_asked", the_in_app_measurement_publishes_only_when_asked),
         Trial::test("tdlib_left_out_says_why", tdlib_left_out_says_why),
         Trial::test("tdlib_is_fetched_when_absent", tdlib_is_fetched_when_absent),
         Trial::ignorable_test(

@@ -182,7 +182,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
         readme += "\n";
         readme += &calibration;
     }
-    // So is the in-app measurement (`./run.sh --in-app --publish`): drawn again from its
+    // So is the in-app measurement (the full default run's, or `--in-app --publish`): drawn from its
     // results, so a change to how it is drawn reaches the published report without a re-run.
     if let Ok(text) = std::fs::read_to_string(dir.join("in-app.json")) {
         let run: crate::in_app::InAppRun =

@@ -19,33 +19,82 @@ pub const CODECS: &[&str] = &["json", "json-td", "json-value", "protobuf", "msgp
 /// A process longer than this is stuck (each takes seconds).
 const TIME_LIMIT: Duration = Duration::from_secs(600);
 
-pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, published: Option<PathBuf>) -> Result<(), Failure> {
-    let codecs: Vec<String> = match cli::requested(&options.implementations) {
-        None => CODECS.iter().map(|c| c.to_string()).collect(),
-        Some(asked) => {
-            if let Some(bad) = asked.iter().find(|a| !CODECS.contains(&a.as_str())) {
-                return Err(environment(format!("--in-app measures codecs; `{bad}` is not one of: {}", CODECS.join(", "))));
+/// What one in-app measurement runs: which codecs, under which host allocators, how many rounds.
+pub struct Request {
+    pub codecs: Vec<String>,
+    pub allocators: Vec<String>,
+    pub rounds: u32,
+    pub ci: bool,
+}
+
+impl Request {
+    /// What `./run.sh --in-app` asks for.
+    fn of(options: &Options) -> Result<Request, Failure> {
+        let codecs: Vec<String> = match cli::requested(&options.implementations) {
+            None => CODECS.iter().map(|c| c.to_string()).collect(),
+            Some(asked) => {
+                if let Some(bad) = asked.iter().find(|a| !CODECS.contains(&a.as_str())) {
+                    return Err(environment(format!("--in-app measures codecs; `{bad}` is not one of: {}", CODECS.join(", "))));
+                }
+                asked
             }
-            asked
+        };
+        let mut allocators: Vec<String> = Vec::new();
+        for allocator in &options.allocator {
+            if !allocators.contains(allocator) {
+                allocators.push(allocator.clone());
+            }
         }
-    };
-    let mut allocators: Vec<String> = Vec::new();
-    for allocator in &options.allocator {
-        if !allocators.contains(allocator) {
-            allocators.push(allocator.clone());
-        }
+        Ok(Request { codecs, allocators, rounds: options.rounds.unwrap_or(1), ci: options.ci })
     }
+
+    /// What the full default run measures for the published report's "In the app": every codec,
+    /// the system allocator, one round (14 processes, about two minutes here).
+    pub fn full_default_run(ci: bool) -> Request {
+        Request { codecs: CODECS.iter().map(|c| c.to_string()).collect(), allocators: vec!["system".to_string()], rounds: 1, ci }
+    }
+}
+
+/// `./run.sh --in-app`: measures, and with `--publish` also writes the section into `published`.
+pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, published: Option<PathBuf>) -> Result<(), Failure> {
+    let request = Request::of(options)?;
+    let folder = measure(root, output, &request, command)?;
+    if let Some(report) = published {
+        copy_into(&folder, &report)?;
+        // The published README shows it: drawn again from the published results, unchanged.
+        let results = crate::files::read_results(&report.join("results.json")).map_err(environment)?;
+        crate::report::write(&results, &report).map_err(environment)?;
+        println!("published: {} (and its section in README.md)", report.join("in-app.md").display());
+    }
+    Ok(())
+}
+
+/// Copies a measurement's `in-app.json` and `in-app.md` from `folder` into a report folder,
+/// where [`crate::report::write`] shows them as the section "In the app".
+pub fn copy_into(folder: &Path, report: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(report).map_err(|e| environment(format!("cannot create {}: {e}", report.display())))?;
+    for name in ["in-app.json", "in-app.md"] {
+        let text = std::fs::read_to_string(folder.join(name)).map_err(|e| environment(format!("{}: {e}", folder.join(name).display())))?;
+        crate::files::write_atomically(&report.join(name), &text).map_err(environment)?;
+    }
+    Ok(())
+}
+
+/// Runs the processes `request` asks for in balanced order and merges them into
+/// `OUTPUT/in-app/in-app.json` and `in-app.md`; returns that folder.
+pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<String>) -> Result<PathBuf, Failure> {
+    let Request { codecs, allocators, rounds, ci } = request;
+    let (rounds, ci) = (*rounds, *ci);
     let target = root.join("target/tdbench-worker");
     let mut binaries = std::collections::BTreeMap::new();
-    for allocator in &allocators {
-        binaries.insert(allocator.clone(), build(root, &target, allocator, options.ci)?);
+    for allocator in allocators {
+        binaries.insert(allocator.clone(), build(root, &target, allocator, ci)?);
     }
     let folder = output.join("in-app");
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(folder.join("samples")).map_err(|e| environment(format!("cannot create {}: {e}", folder.display())))?;
 
     let nonce = super::nonce();
-    let rounds = options.rounds.unwrap_or(1);
     // Every (allocator, codec) forward, then reversed, per round.
     let hosts: Vec<(&String, &String)> = allocators.iter().flat_map(|a| codecs.iter().map(move |c| (a, c))).collect();
     let mut slots = Vec::new();
@@ -56,7 +105,7 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
             slots.push(in_app::Slot { allocator: allocator.to_string(), implementation: name.to_string(), sample: round * 2 + direction });
         }
     }
-    let mut progress = Progress::new(slots.len(), options.ci);
+    let mut progress = Progress::new(slots.len(), ci);
     let mut samples = Vec::new();
     for slot in &slots {
         let (name, sample) = (&slot.implementation, slot.sample);
@@ -102,16 +151,7 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
     }
     print!("{markdown}");
     println!("in-app: {}", folder.join("in-app.md").display());
-    if let Some(report) = published {
-        for (name, text) in [("in-app.json", &json), ("in-app.md", &markdown)] {
-            crate::files::write_atomically(&report.join(name), text).map_err(environment)?;
-        }
-        // The published README shows it: drawn again from the published results, unchanged.
-        let results = crate::files::read_results(&report.join("results.json")).map_err(environment)?;
-        crate::report::write(&results, &report).map_err(environment)?;
-        println!("published: {} (and its section in README.md)", report.join("in-app.md").display());
-    }
-    Ok(())
+    Ok(folder)
 }
 
 /// Builds the in-app binary with `allocator` and keeps it as `in-app-ALLOCATOR`: the features

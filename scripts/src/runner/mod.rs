@@ -163,13 +163,26 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(1));
     }
     let report = options.report.as_ref().map_or_else(|| output.join("report"), |r| absolute(&root, r));
-    crate::report::write(&results, &report).map_err(environment)?;
+    // The full default run is the published one, so it also measures the section "In the app"
+    // (the current tree's formats in an app, no gate), once the gate has passed.
+    let in_app = if options.is_full_default_run() {
+        Some(in_app::measure(&root, &output, &in_app::Request::full_default_run(options.ci), results.provenance.command.clone())?)
+    } else {
+        None
+    };
+    let write_report = |dir: &Path| -> Result<(), Failure> {
+        if let Some(folder) = &in_app {
+            in_app::copy_into(folder, dir)?;
+        }
+        crate::report::write(&results, dir).map_err(environment)
+    };
+    write_report(&report)?;
     println!("report: {}", report.join("README.md").display());
     // Only a passing full default run, or one asked to, rewrites the published report.
     if options.publish || options.is_full_default_run() {
         let published = root.join("report");
         if published != report {
-            crate::report::write(&results, &published).map_err(environment)?;
+            write_report(&published)?;
         }
         println!("published: {}", published.join("README.md").display());
     }
