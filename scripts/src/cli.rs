@@ -114,7 +114,7 @@ pub struct Options {
     /// app store beside a 60 Hz ticker; --rounds rounds of forward then reversed order
     /// [default: 1]. Writes OUTPUT/in-app/in-app.md and in-app.json; with --publish, also
     /// report/in-app.md, shown in report/README.md. The full default run measures it too
-    /// (every codec, system allocator, one round) for the report it publishes
+    /// (every codec under all three allocators, one round) for the report it publishes
     #[arg(long, conflicts_with_all = ["calibrate", "validate_only", "no_baseline"])]
     pub in_app: bool,
     /// With --in-app: the host allocators, comma-separated, each a separate build of the in-app

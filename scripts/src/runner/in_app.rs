@@ -25,6 +25,9 @@ pub struct Request {
     pub allocators: Vec<String>,
     pub rounds: u32,
     pub ci: bool,
+    /// Allocators other than the system's that do not build (jemalloc needs a C toolchain and
+    /// make) are left out with a warning instead of failing the run.
+    pub optional_hosts: bool,
 }
 
 impl Request {
@@ -45,13 +48,20 @@ impl Request {
                 allocators.push(allocator.clone());
             }
         }
-        Ok(Request { codecs, allocators, rounds: options.rounds.unwrap_or(1), ci: options.ci })
+        Ok(Request { codecs, allocators, rounds: options.rounds.unwrap_or(1), ci: options.ci, optional_hosts: false })
     }
 
-    /// What the full default run measures for the published report's "In the app": every codec,
-    /// the system allocator, one round (14 processes, about two minutes here).
+    /// What the full default run measures for the published report's "In the app": every codec
+    /// under each of the three host allocators, one round (42 processes, about five minutes
+    /// here). The issue that asked for the section asks for the allocator comparison in it too.
     pub fn full_default_run(ci: bool) -> Request {
-        Request { codecs: CODECS.iter().map(|c| c.to_string()).collect(), allocators: vec!["system".to_string()], rounds: 1, ci }
+        Request {
+            codecs: CODECS.iter().map(|c| c.to_string()).collect(),
+            allocators: ["system", "mimalloc", "jemalloc"].map(String::from).to_vec(),
+            rounds: 1,
+            ci,
+            optional_hosts: true,
+        }
     }
 }
 
@@ -83,20 +93,27 @@ pub fn copy_into(folder: &Path, report: &Path) -> Result<(), Failure> {
 /// Runs the processes `request` asks for in balanced order and merges them into
 /// `OUTPUT/in-app/in-app.json` and `in-app.md`; returns that folder.
 pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<String>) -> Result<PathBuf, Failure> {
-    let Request { codecs, allocators, rounds, ci } = request;
+    let Request { codecs, allocators, rounds, ci, optional_hosts } = request;
     let (rounds, ci) = (*rounds, *ci);
     let target = root.join("target/tdbench-worker");
     let mut binaries = std::collections::BTreeMap::new();
     for allocator in allocators {
-        binaries.insert(allocator.clone(), build(root, &target, allocator, ci)?);
+        match build(root, &target, allocator, ci) {
+            Ok(binary) => drop(binaries.insert(allocator.clone(), binary)),
+            Err(failure) if *optional_hosts && allocator != "system" => {
+                eprintln!("warning: in-app leaves the {allocator} host out: {}", failure.message)
+            }
+            Err(failure) => return Err(failure),
+        }
     }
+    let allocators: Vec<&String> = allocators.iter().filter(|a| binaries.contains_key(*a)).collect();
     let folder = output.join("in-app");
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(folder.join("samples")).map_err(|e| environment(format!("cannot create {}: {e}", folder.display())))?;
 
     let nonce = super::nonce();
     // Every (allocator, codec) forward, then reversed, per round.
-    let hosts: Vec<(&String, &String)> = allocators.iter().flat_map(|a| codecs.iter().map(move |c| (a, c))).collect();
+    let hosts: Vec<(&String, &String)> = allocators.iter().flat_map(|&a| codecs.iter().map(move |c| (a, c))).collect();
     let mut slots = Vec::new();
     for round in 0..rounds {
         let forward = hosts.iter();
