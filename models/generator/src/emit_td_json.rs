@@ -150,6 +150,8 @@ fn write_statement(kind: &Kind, place: &str) -> String {
         Kind::Bytes => format!("w.bytes({place});"),
         // Vector elements are not nullable.
         Kind::Object(_) => format!("{RT}::TdJson::write_json({place}, w);"),
+        // The commonest scalar vector has a writer of its own: one reservation for all of it.
+        Kind::Vector(inner) if matches!(**inner, Kind::Int32) => format!("w.int32_vector({place});"),
         Kind::Vector(inner) => format!("w.vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
     }
 }

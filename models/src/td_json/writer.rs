@@ -147,6 +147,32 @@ impl<'o> JsonWriter<'o> {
         debug_assert_eq!(written, len);
     }
 
+    /// `[a,b,...]` of int32s. The output grows once by the longest the vector can be and is cut
+    /// back at the end, so each number's digits go straight into place: no capacity check, no
+    /// `memcpy` call of a few bytes and no staging buffer per element, which
+    /// [`JsonWriter::vector`] with [`JsonWriter::int32`] pays (json-td wrote the vector-int lane
+    /// slower than serde_json with it, with fewer instructions).
+    ///
+    /// (Tried and dropped: writing back to front, every number as all ten digits with no branch
+    /// on its length, leading zeros left in the free room: 21% slower in the gate than this.)
+    pub fn int32_vector(&mut self, items: &[i32]) {
+        let start = self.out.len();
+        self.out.resize(start + 2 + items.len() * 12, 0);
+        let room = &mut self.out[start..];
+        room[0] = b'[';
+        let mut at = 1;
+        for (i, &value) in items.iter().enumerate() {
+            if i > 0 {
+                room[at] = b',';
+                at += 1;
+            }
+            let window: &mut [u8; 11] = (&mut room[at..at + 11]).try_into().expect("11 bytes");
+            at += decimal32_in_place(value, window);
+        }
+        room[at] = b']';
+        self.out.truncate(start + at + 1);
+    }
+
     /// `[a,b,...]`, each element written by `element`.
     #[inline]
     pub fn vector<T>(&mut self, items: &[T], mut element: impl FnMut(&mut Self, &T)) {
@@ -214,6 +240,51 @@ pub fn decimal32(value: i32, buffer: &mut [u8; 11]) -> &[u8] {
     &buffer[at..]
 }
 
+/// How many decimal digits `n` has, from its highest set bit and one addition: entry `j` of the
+/// table, for the numbers with `j` as their highest bit, is `(d + 1) << 32` less `10^d`, where `d`
+/// is the digit count of `2^j`, so the addition carries into the top word exactly when `n` has
+/// one digit more than `2^j` (Kendall Willets' method). `u32::ilog10` took some 60 instructions.
+fn decimal_digits(n: u32) -> usize {
+    static TABLE: [u64; 32] = {
+        let mut table = [0u64; 32];
+        let mut j = 0;
+        while j < 32 {
+            let (mut digits, mut power) = (1u32, 10u64);
+            while power <= 1 << j {
+                digits += 1;
+                power *= 10;
+            }
+            table[j] = if digits < 10 { ((digits as u64 + 1) << 32) - power } else { (digits as u64) << 32 };
+            j += 1;
+        }
+        table
+    };
+    ((u64::from(n) + TABLE[(n | 1).ilog2() as usize]) >> 32) as usize
+}
+
+/// [`decimal32`] written from the start of `window`; returns its length.
+fn decimal32_in_place(value: i32, window: &mut [u8; 11]) -> usize {
+    let mut n = value.unsigned_abs();
+    let negative = usize::from(value < 0);
+    let len = negative + decimal_digits(n);
+    let mut at = len;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        window[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        window[at - 2..at].copy_from_slice(&DIGIT_PAIRS[n as usize * 2..n as usize * 2 + 2]);
+    } else {
+        window[at - 1] = b'0' + n as u8;
+    }
+    if negative == 1 {
+        window[0] = b'-';
+    }
+    len
+}
+
 /// `\uXXXX` with lowercase hex, as TDLib writes a UTF-16 unit (also used by the `json` codec's
 /// formatter, so both writers escape alike by construction).
 pub fn unicode_escape(unit: u16) -> [u8; 6] {
@@ -248,10 +319,30 @@ mod tests {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             edges.push((state >> 32) as i32 >> (state % 31));
         }
-        for value in edges {
-            assert_eq!(written(|w| w.int32(value)), value.to_string());
+        for value in &edges {
+            assert_eq!(written(|w| w.int32(*value)), value.to_string());
+        }
+        let text = |values: &[i32]| format!("[{}]", values.iter().map(i32::to_string).collect::<Vec<_>>().join(","));
+        for values in [&edges[..], &[], &[i32::MIN], &[i32::MIN; 50], &[0, -1, 9, 10, 99, 100]] {
+            let mut out = b"prefix".to_vec();
+            JsonWriter::new(&mut out).int32_vector(values);
+            assert_eq!(out, [&b"prefix"[..], text(values).as_bytes()].concat());
         }
         assert_eq!(written(|w| w.int64(-5)), "\"-5\"");
+    }
+
+    #[test]
+    fn digit_counts() {
+        for n in (0..=10u32).flat_map(|k| 10u64.pow(k).checked_sub(1).into_iter().chain([10u64.pow(k), 10u64.pow(k) + 1])) {
+            let Ok(n) = u32::try_from(n) else { continue };
+            assert_eq!(decimal_digits(n), n.to_string().len(), "{n}");
+        }
+        for j in 0..32 {
+            for n in [(1u32 << j) - 1, 1u32 << j] {
+                assert_eq!(decimal_digits(n), n.to_string().len(), "{n}");
+            }
+        }
+        assert_eq!(decimal_digits(u32::MAX), 10);
     }
 
     #[test]
