@@ -221,6 +221,19 @@ mod tests {
         let s = r.string().unwrap();
         assert_eq!(s, "a\n\u{e9}\u{65e5}\u{1f600}/");
         assert_eq!(s.capacity(), s.len());
+        // Escapes first, last, alone and back to back: the scan takes a run of them without
+        // testing words in between.
+        for (input, expected) in [
+            (&br#""\n""#[..], "\n"),
+            (br#""\\\\""#, "\\\\"),
+            (br#""\u0041x""#, "Ax"),
+            (br#""x\u0041""#, "xA"),
+            (br#""\u0430\u0431\u0432 \u0433\"""#, "\u{430}\u{431}\u{432} \u{433}\""),
+        ] {
+            let s = JsonReader::new(input).string().unwrap();
+            assert_eq!(s, expected, "{}", String::from_utf8_lossy(input));
+            assert_eq!(s.capacity(), s.len());
+        }
     }
 
     #[test]

@@ -60,6 +60,16 @@ impl<'a> JsonReader<'a> {
         let mut removed = 0usize;
         let bytes = self.input;
         loop {
+            // Escapes come in runs (TDLib escapes every character that is not ASCII): the next
+            // one is taken before testing a word that would only stop at it.
+            if bytes.get(i) == Some(&b'\\') {
+                let (consumed, produced) = self.scan_escape(i)?;
+                // Every escape is longer than what it stands for, so `removed > 0` exactly
+                // when the string has escapes.
+                removed += consumed - produced;
+                i += consumed;
+                continue;
+            }
             // The common case: a run of bytes that need no attention, eight at a time; a run
             // that proves long (four words) goes on a block at a time, out of line.
             let run = i;
@@ -85,13 +95,8 @@ impl<'a> JsonReader<'a> {
                     let len = i - start;
                     return Ok(StringToken { start, end: i, unescaped_len: len - removed, has_escapes: removed > 0 });
                 }
-                Some(b'\\') => {
-                    let (consumed, produced) = self.scan_escape(i)?;
-                    // Every escape is longer than what it stands for, so `removed > 0`
-                    // exactly when the string has escapes.
-                    removed += consumed - produced;
-                    i += consumed;
-                }
+                // Taken at the top of the loop.
+                Some(b'\\') => {}
                 Some(_) => {
                     self.pos = i;
                     return Err(self.error_here("control character in a string"));
@@ -128,7 +133,7 @@ impl<'a> JsonReader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn hex4(&self, at: usize) -> Result<u16, JsonError> {
         match self.input.get(at..at + 4) {
             Some(&[a, b, c, d]) => {
@@ -145,12 +150,15 @@ impl<'a> JsonReader<'a> {
         let raw = &self.input[token.start..token.end];
         let mut out = Vec::with_capacity(token.unescaped_len);
         let mut i = 0;
-        loop {
-            // A run up to the next escape, byte by byte: runs between escapes are short.
-            let run = raw[i..].iter().position(|&b| b == b'\\').unwrap_or(raw.len() - i);
-            out.extend_from_slice(&raw[i..i + run]);
-            i += run;
-            let Some(&kind) = raw.get(i + 1) else { break };
+        while let Some(&byte) = raw.get(i) {
+            if byte != b'\\' {
+                // A run up to the next escape, byte by byte: runs between escapes are short.
+                let run = raw[i..].iter().position(|&b| b == b'\\').unwrap_or(raw.len() - i);
+                out.extend_from_slice(&raw[i..i + run]);
+                i += run;
+                continue;
+            }
+            let kind = raw[i + 1];
             // Escapes were checked by `scan_string`: digits are hex, surrogates come in pairs.
             let (code, len) = match kind {
                 b'u' => match hex_value(&raw[i + 2..i + 6]) {
