@@ -458,8 +458,19 @@ mod tests {
     const CONFIRM_PAIRS: usize = 16;
     /// One look only, as before the screen was sequential.
     const ONE_LOOK: Looks = Looks { first: SCREEN_PAIRS, step: 0, count: 1 };
-    /// The default looks: 3 rounds, then 4 more at a time, four looks at most.
-    const LOOKS: Looks = Looks { first: SCREEN_PAIRS, step: 8, count: 4 };
+    /// The looks `./run.sh` takes by default (4 rounds, then 4 more at a time, four looks at
+    /// most), read from the command line's own defaults, so the simulations below judge the
+    /// procedure a default run uses.
+    const LOOKS: Looks = Looks { first: 8, step: 8, count: 4 };
+
+    #[test]
+    fn the_simulated_looks_are_the_default_runs() {
+        use clap::Parser;
+        let options = crate::cli::Options::try_parse_from(["./run.sh"]).unwrap();
+        let defaults =
+            Looks { first: 2 * options.rounds() as usize, step: 2 * options.look_rounds as usize, count: options.looks as usize };
+        assert_eq!(defaults, LOOKS);
+    }
 
     /// One synthetic run of `m` comparisons, the first slowed by `effect` (log), through the
     /// whole procedure as the runner drives it: looks while undecided, confirmation of what the
@@ -638,12 +649,12 @@ mod tests {
     fn a_later_look_judges_at_its_own_share_of_the_budget() {
         let rules = Rules { looks: LOOKS, ..rules() };
         let shares: Vec<f64> = (1..=4).map(|look| rules.direct_alpha(LOOKS.pairs(look))).collect();
-        assert_eq!(shares[0], 0.0, "six pairs cannot reach 2.5% of 40");
+        assert_eq!(shares[0], 0.0, "eight pairs cannot reach 2.5% of 40");
         assert!((shares.iter().sum::<f64>() - SCREEN_ALPHA / 40.0).abs() < 1e-15);
         // Between looks: the look reached.
         assert_eq!(rules.direct_alpha(20), shares[1]);
-        // Thirty pairs all at +5%: a regression of the screen on its own, at the last look.
-        let j = judge(Noise(31).pairs(30, 0.002, 0.05), None, false, rules);
+        // The last look's pairs all at +5%: a regression of the screen on its own, at that look.
+        let j = judge(Noise(31).pairs(LOOKS.most(), 0.002, 0.05), None, false, rules);
         assert_eq!((j.stage, j.verdict, j.alpha), (Stage::Screen, Verdict::Regression, shares[3]));
     }
 
