@@ -98,17 +98,15 @@ pub fn run(
             outcomes.push(Outcome::of(&results, planted, implementation));
             machine = machine.or(results.provenance.machine.map(|m| format!("{}, {} cores, {}", m.cpu, m.cores, m.os)));
         }
+        // The table so far, after every round: a calibration takes hours, and one stopped
+        // half-way keeps what its finished rounds measured, saying how many those were.
+        let so_far = if round < rounds { format!(" (stopped after {round} of {rounds} rounds: not finished)") } else { String::new() };
+        let text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), round, &so_far));
+        crate::files::write_atomically(&output.join("calibration.md"), &text).map_err(environment)?;
     }
-    let measured = format!(
-        "Measured at commit `{}` on {}, {} (UTC), {rounds} round(s).",
-        &plan.current.commit[..plan.current.commit.len().min(12)],
-        machine.unwrap_or_else(|| "an unknown machine".into()),
-        crate::report::chart::date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
-    );
-    let text = table(&outcomes, implementation, &plan, &measured);
+    let text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), rounds, ""));
     print!("{text}");
     let file = output.join("calibration.md");
-    crate::files::write_atomically(&file, &text).map_err(environment)?;
     println!("calibration: {}", file.display());
     if let Some(report) = publish {
         std::fs::create_dir_all(&report).map_err(|e| environment(e.to_string()))?;
@@ -117,6 +115,16 @@ pub fn run(
     }
     let broken: Vec<&String> = outcomes.iter().flat_map(|o| &o.other).collect();
     Ok(if broken.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The table's provenance line: commit, machine, date, rounds.
+fn measured(plan: &Plan, machine: Option<&str>, rounds: u32, note: &str) -> String {
+    format!(
+        "Measured at commit `{}` on {}, {} (UTC), {rounds} round(s){note}.",
+        &plan.current.commit[..plan.current.commit.len().min(12)],
+        machine.unwrap_or("an unknown machine"),
+        crate::report::chart::date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+    )
 }
 
 fn label(planted: f64) -> String {
@@ -170,7 +178,8 @@ fn table(outcomes: &[Outcome], implementation: &str, plan: &Plan, measured: &str
          A false alarm is a latency regression where nothing was planted; a catch is the planted decode judged a \
          regression. Intervals: Wilson 95%. {measured}\n",
         plan.lanes.join(", "),
-        plan.implementations.len(),
+        // Those the lanes measure: TDLib round trips asked for run on their test lanes only.
+        plan.catalog.iter().filter(|i| i.lanes.iter().any(|l| plan.lanes.contains(l))).count(),
         plan.pairing.note
     )
     .unwrap();
