@@ -41,7 +41,7 @@ pub struct Options {
     #[command(flatten)]
     pub settings: Settings,
     /// Rounds; each runs every worker twice, forward then reversed, giving 2 pairs per
-    /// comparison [default: 5; 1 under --measure instructions, whose counts do not vary]
+    /// comparison [default: 4; 1 under --measure instructions, whose counts do not vary]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
     /// Looks the screen may take at a latency comparison, the first included: one neither
@@ -57,7 +57,7 @@ pub struct Options {
     pub look_seconds: u32,
     /// Rounds re-run for comparisons the screen finds slower, at least; a screen that took
     /// further looks gets as many rounds as it had (0 disables confirmation)
-    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub confirm_rounds: u32,
     /// The line the gate holds, in percent (above 0, at most 100): more instructions than that
     /// fail; a latency slowdown fails when significant and above half of it, and a comparison
@@ -162,7 +162,7 @@ pub fn requested(names: &[String]) -> Option<Vec<String>> {
 
 impl Options {
     pub fn rounds(&self) -> u32 {
-        self.rounds.unwrap_or(if self.settings.measure == Measure::Instructions { 1 } else { 5 })
+        self.rounds.unwrap_or(if self.settings.measure == Measure::Instructions { 1 } else { 4 })
     }
 
     /// Every lane, every implementation, every setting at its default: the run whose report
@@ -173,7 +173,7 @@ impl Options {
             && !self.no_baseline
             && self.settings == Settings::default()
             && self.rounds.is_none()
-            && self.confirm_rounds == 16
+            && self.confirm_rounds == 8
             && (self.looks, self.look_rounds, self.look_seconds) == (4, 4, 90)
             && self.threshold == 1.0
             && self.run_spread == RUN_SPREAD.parse::<f64>().expect("a number")
