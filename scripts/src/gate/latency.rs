@@ -459,8 +459,8 @@ mod tests {
     /// One look only, as before the screen was sequential.
     const ONE_LOOK: Looks = Looks { first: SCREEN_PAIRS, step: 0, count: 1 };
     /// The looks `./run.sh` takes by default (4 rounds, then 4 more at a time, four looks at
-    /// most), read from the command line's own defaults, so the simulations below judge the
-    /// procedure a default run uses.
+    /// most), so the simulations below judge the procedure a default run uses; a test checks
+    /// it against the command line's own defaults.
     const LOOKS: Looks = Looks { first: 8, step: 8, count: 4 };
 
     #[test]

@@ -83,6 +83,8 @@ pub fn run(
     }
     let mut outcomes = Vec::new();
     let mut machine = None;
+    let file = output.join("calibration.md");
+    let mut text = String::new();
     for round in 1..=rounds {
         for planted in CASES {
             let name = format!("{}-{round}", label(planted));
@@ -101,12 +103,11 @@ pub fn run(
         // The table so far, after every round: a calibration takes hours, and one stopped
         // half-way keeps what its finished rounds measured, saying how many those were.
         let so_far = if round < rounds { format!(" (stopped after {round} of {rounds} rounds: not finished)") } else { String::new() };
-        let text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), round, &so_far));
-        crate::files::write_atomically(&output.join("calibration.md"), &text).map_err(environment)?;
+        text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), round, &so_far));
+        crate::files::write_atomically(&file, &text).map_err(environment)?;
     }
-    let text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), rounds, ""));
+    // The last round's table is the whole calibration's.
     print!("{text}");
-    let file = output.join("calibration.md");
     println!("calibration: {}", file.display());
     if let Some(report) = publish {
         std::fs::create_dir_all(&report).map_err(|e| environment(e.to_string()))?;
