@@ -158,8 +158,47 @@ pub struct Screened {
     /// Slower by the screen's nominal rule: to be confirmed on fresh pairs.
     pub flagged: BTreeSet<Key>,
     /// Neither a regression nor gated, with looks left that could gate it if its spread holds
-    /// (the others stop for futility): each with the log-slowdown its last look would detect.
-    pub undecided: BTreeMap<Key, f64>,
+    /// (the others stop for futility): each with what further looks would buy it.
+    pub undecided: BTreeMap<Key, Prospect>,
+}
+
+/// What further looks could buy an undecided comparison if its spread holds: the log-slowdown
+/// it would detect now, after its next look, and after its last; and the coarsest level it is
+/// not gated at now that its next look would gate it at, of the summary's ([`GATE_LEVELS`])
+/// and the threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prospect {
+    pub now: f64,
+    pub next: f64,
+    pub last: f64,
+    pub next_gains: Option<f64>,
+}
+
+impl Prospect {
+    fn new(now: f64, next: f64, last: f64, threshold: f64) -> Prospect {
+        let levels = GATE_LEVELS.iter().copied().chain([threshold]);
+        let gained = levels.filter(|&level| now.exp() - 1.0 > level && next.exp() - 1.0 <= level);
+        Prospect { now, next, last, next_gains: gained.reduce(f64::max) }
+    }
+}
+
+/// Which of two groups of comparisons (the operations one worker process measures) gets its
+/// further look first. The run's time for looks runs out long before every undecided
+/// comparison had its looks (published run at 2db6663: 37 of some 110 groups had one), so it
+/// goes where a look changes what the run can see, the coarsest level first: a comparison that
+/// cannot see 3% is blind to a slowdown one at 1.3% would catch more often than not. So: the
+/// group whose next look gates comparisons at the coarser levels (then at more of them) first;
+/// among the rest, the one whose last look would detect the least.
+pub fn look_first(a: &[Prospect], b: &[Prospect]) -> std::cmp::Ordering {
+    let gains = |group: &[Prospect]| {
+        let mut levels: Vec<f64> = group.iter().filter_map(|p| p.next_gains).collect();
+        levels.sort_by(|x, y| y.total_cmp(x));
+        levels
+    };
+    let least_last = |group: &[Prospect]| group.iter().map(|p| p.last).fold(f64::INFINITY, f64::min);
+    let (ga, gb) = (gains(a), gains(b));
+    let by_gain = ga.iter().zip(&gb).map(|(x, y)| y.total_cmp(x)).find(|o| o.is_ne()).unwrap_or_else(|| gb.len().cmp(&ga.len()));
+    by_gain.then_with(|| least_last(a).total_cmp(&least_last(b)))
 }
 
 /// The screen over every latency comparison, on the samples so far.
@@ -182,21 +221,26 @@ pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
 /// Whether an unflagged comparison gets another look: it is neither a regression nor gated,
 /// has looks left, and its last look, if its spread holds, would gate it at the threshold or at
 /// least at the largest level the summary counts ([`GATE_LEVELS`]); if not, it stops (the
-/// futility rule). Gives the log-slowdown that last look would detect.
+/// futility rule). Gives what its looks would buy it.
 ///
 /// Why not only "could gate it at the threshold": a comparison that 30 pairs bring from 4% to
 /// 1.3% cannot be gated at 1%, but it then catches a 1.5% slowdown more often than not, and
 /// the summary counts it at 3%. Its looks cost no false alarms (their levels are spent in
-/// advance), only time, and the run's time for looks goes to the most promising first.
-fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<f64> {
+/// advance), only time, and the run's time for looks goes where they gain most ([`look_first`]).
+fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<Prospect> {
     let most = rules.looks.most();
-    if screen.pairs >= most || judge(screen.clone(), None, false, *rules).verdict != Verdict::NotGated {
+    let judged = judge(screen.clone(), None, false, *rules);
+    if screen.pairs >= most || judged.verdict != Verdict::NotGated {
         return None;
     }
-    let projected_error = screen.standard_error * (screen.pairs as f64 / most as f64).sqrt();
-    let projected = screen_detectable(most, projected_error, trimmed_df(most), rules, true);
+    let projected = |pairs: usize| {
+        let error = screen.standard_error * (screen.pairs as f64 / pairs as f64).sqrt();
+        screen_detectable(pairs, error, trimmed_df(pairs), rules, true)
+    };
+    let next = rules.looks.pairs(rules.looks.reached(screen.pairs) + 1).min(most);
+    let prospect = Prospect::new(judged.detectable, projected(next), projected(most), rules.threshold);
     let worth = rules.threshold.max(GATE_LEVELS[GATE_LEVELS.len() - 1]);
-    (projected.exp() - 1.0 <= worth).then_some(projected)
+    (prospect.last.exp() - 1.0 <= worth).then_some(prospect)
 }
 
 /// What the verdict rules need to know of the run.
@@ -669,6 +713,53 @@ mod tests {
         assert!(worth_another_look(&undecided, &rules).is_some());
         // Quiet: gated at once, no more looks.
         assert_eq!(worth_another_look(&Noise(43).pairs(SCREEN_PAIRS, 0.0005, 0.0), &rules), None);
+    }
+
+    #[test]
+    fn a_look_goes_first_where_it_gates_the_coarsest_level() {
+        let pct = |p: f64| (1.0 + p / 100.0f64).ln();
+        let prospect = |now, next, last| Prospect::new(pct(now), pct(next), pct(last), 0.01);
+        let sees_3 = prospect(3.5, 2.4, 1.6);
+        let sees_1 = prospect(1.3, 0.95, 0.7);
+        let later = prospect(1.3, 1.1, 0.8);
+        assert_eq!((sees_3.next_gains, sees_1.next_gains, later.next_gains), (Some(0.03), Some(0.01), None));
+        let mut groups = vec![vec![later], vec![sees_1], vec![sees_3], vec![sees_3, later, sees_3], vec![later, sees_1]];
+        groups.sort_by(|a, b| look_first(a, b));
+        assert_eq!(groups, vec![vec![sees_3, later, sees_3], vec![sees_3], vec![sees_1], vec![later, sees_1], vec![later]]);
+        // A threshold between the summary's levels is a level of its own.
+        assert_eq!(Prospect::new(pct(2.3), pct(1.9), pct(1.5), 0.02).next_gains, Some(0.02));
+    }
+
+    #[test]
+    fn with_time_for_few_looks_the_coarsest_level_first_gates_more_at_three_percent() {
+        // 60 comparisons, one per process group, per-pair spreads from 0.5% to 3%, time for 20
+        // looks: each comparison's pairs are drawn once, so both orders see the same pairs.
+        let rules = Rules { family: 60.0, looks: LOOKS, ..rules() };
+        let mut noise = Noise(71);
+        let drawn: Vec<Vec<f64>> = (0..60).map(|i| noise.logs(LOOKS.most(), 0.005 * 6f64.powf(i as f64 / 59.0), 0.0)).collect();
+        let gated_at_3 = |order: &dyn Fn(&[Prospect], &[Prospect]) -> std::cmp::Ordering| {
+            let mut taken = vec![LOOKS.first; drawn.len()];
+            let mut budget = 20;
+            loop {
+                let mut waiting: Vec<(usize, Prospect)> = (0..drawn.len())
+                    .filter_map(|i| Some((i, worth_another_look(&Paired::of_logs(&drawn[i][..taken[i]]).unwrap(), &rules)?)))
+                    .collect();
+                if waiting.is_empty() || budget == 0 {
+                    break;
+                }
+                waiting.sort_by(|a, b| order(&[a.1], &[b.1]));
+                for (i, _) in waiting.into_iter().take(budget) {
+                    taken[i] += LOOKS.step;
+                    budget -= 1;
+                }
+            }
+            let judged = (0..drawn.len()).map(|i| judge(Paired::of_logs(&drawn[i][..taken[i]]).unwrap(), None, false, rules));
+            judged.filter(|j| j.detectable.exp() - 1.0 <= 0.03).count()
+        };
+        let least_last_first = |a: &[Prospect], b: &[Prospect]| a[0].last.total_cmp(&b[0].last);
+        let (coarsest_first, least_last) = (gated_at_3(&look_first), gated_at_3(&least_last_first));
+        eprintln!("gated at 3%: coarsest level first {coarsest_first}, least last look first {least_last}");
+        assert!(coarsest_first > least_last, "{coarsest_first} against {least_last}");
     }
 
     fn rules() -> Rules {

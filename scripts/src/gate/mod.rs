@@ -32,7 +32,7 @@ use crate::plan::Plan;
 use crate::results::{Comparison, Key, Provenance, RESULTS_SCHEMA_VERSION, Results, Violation};
 
 pub use integrity::load_samples;
-pub use latency::{FAMILY_ALPHA, SCREEN_P, Screened, screen};
+pub use latency::{FAMILY_ALPHA, Prospect, SCREEN_P, Screened, look_first, screen};
 
 /// One process's figures for one operation.
 #[derive(Clone, Copy)]

@@ -27,7 +27,7 @@ use tdbench_contract::{Catalog, ImplementationInfo, Measure, Role, Stage};
 use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
-use crate::gate::Screened;
+use crate::gate::{Prospect, Screened, look_first};
 use crate::plan::{self, Pairing, Plan, PlanSettings};
 use crate::results::Results;
 use build::Trees;
@@ -227,8 +227,8 @@ impl Session<'_> {
 impl Session<'_> {
     /// The screen's further looks: while comparisons are undecided (neither slower nor gated,
     /// with a look left that could gate them), each (lane, implementation) holding one gets
-    /// `look_rounds` more rounds — the most promising first — until none is left or the
-    /// run's time for looks is spent. Gives where the screen stands at the end.
+    /// `look_rounds` more rounds — where a look gains most first ([`look_first`]) — until none
+    /// is left or the run's time for looks is spent. Gives where the screen stands at the end.
     fn look_again(&self, plan: &mut Plan, output: &Path) -> Result<Screened, Failure> {
         let looks = plan.looks();
         let budget = Duration::from_secs(plan.settings.look_seconds.into());
@@ -237,20 +237,21 @@ impl Session<'_> {
             let (samples, _) = crate::gate::load_samples(output, plan);
             let screened = crate::gate::screen(plan, &samples);
             let flagged: BTreeSet<Group> = screened.flagged.iter().map(group_of).collect();
-            // Each group once, at its most promising comparison's projected detectable change.
-            let mut waiting: Vec<(f64, Group)> = Vec::new();
-            for (key, projected) in &screened.undecided {
+            // Each group once, with what a look would buy each of its undecided comparisons.
+            let mut waiting: BTreeMap<Group, Vec<Prospect>> = BTreeMap::new();
+            for (key, prospect) in &screened.undecided {
                 let group = group_of(key);
-                if !flagged.contains(&group) && !waiting.iter().any(|(_, g)| *g == group) {
-                    waiting.push((*projected, group));
+                if !flagged.contains(&group) {
+                    waiting.entry(group).or_default().push(*prospect);
                 }
             }
             if waiting.is_empty() || looks.step == 0 {
                 return Ok(screened);
             }
-            waiting.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut waiting: Vec<(Group, Vec<Prospect>)> = waiting.into_iter().collect();
+            waiting.sort_by(|a, b| look_first(&a.1, &b.1));
             let mut added = Vec::new();
-            for (_, (lane, implementation)) in &waiting {
+            for ((lane, implementation), _) in &waiting {
                 if started.elapsed() >= budget {
                     break;
                 }
