@@ -245,17 +245,20 @@ fn undecided_comparisons_get_further_looks() -> Outcome {
     Ok(())
 }
 
-/// One commit built in two folders gives byte-identical binaries: the worker as built, and the
-/// kernel library as the A/A run's in-process pairs loaded it (layout 1).
+/// One commit built in two folders gives byte-identical binaries: the worker and the kernel
+/// library as cargo links them (one layout, the same seed in both trees). The layouts a sample
+/// runs with are each tree's own draw: the A/A run's first in-process pair loaded two.
 fn both_trees_build_byte_identical_workers() -> Outcome {
     good_run()?;
     let repo = repo()?;
-    for built in ["release/worker", "layouts/libtdbench_kernels.so-1"] {
-        let current = repo.join("target/tdbench-worker").join(built);
-        let baseline = repo.join("baseline/tree/target").join(built);
-        let (a, b) = (sha256(&current)?, sha256(&baseline)?);
+    let (current, baseline) = (repo.join("target/tdbench-worker"), repo.join("baseline/tree/target"));
+    for built in ["release/worker", "release/libtdbench_kernels.so"] {
+        let (a, b) = (sha256(&current.join(built))?, sha256(&baseline.join(built))?);
         ensure!(!a.is_empty() && a == b, "one commit built in two folders gave two {built}: {a} and {b}");
     }
+    let loaded = "layouts/libtdbench_kernels.so-1";
+    let (a, b) = (sha256(&current.join(loaded))?, sha256(&baseline.join(loaded))?);
+    ensure!(!a.is_empty() && !b.is_empty() && a != b, "both trees ran sample 0 with one layout: {a}");
     Ok(())
 }
 

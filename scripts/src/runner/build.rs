@@ -25,7 +25,8 @@ pub struct Built {
 pub struct Trees {
     pub current: Built,
     pub baseline: Option<Built>,
-    /// Layouts linked by this invocation (role, seed, what): a calibration's runs reuse them.
+    /// Layouts linked by this invocation (role, seed, what): a run's looks and confirmation
+    /// reuse those of the samples they share (none: each new sample gets its own).
     pub linked: RefCell<HashSet<(Role, u32, Linked)>>,
     /// Per tree and binary, the linker command captured by its first layout in this
     /// invocation (`None`: replaying is off, every layout goes through cargo).
@@ -44,14 +45,15 @@ impl Trees {
         if self.baseline.is_some() { vec![Role::Baseline, Role::Current] } else { vec![Role::Current] }
     }
 
-    /// The worker of `role`'s tree linked with code layout `seed` (see [`link_layout`]).
-    pub fn worker(&self, role: Role, seed: u32) -> PathBuf {
-        self.get(role).target.join(format!("layouts/worker-{seed}"))
+    /// The worker of `role`'s tree as sample `sample` runs it: linked with that sample's code
+    /// layout in the run being measured (see [`layout_seed`]).
+    pub fn worker(&self, role: Role, sample: u32) -> PathBuf {
+        layout_file(&self.get(role).target, Linked::Worker, sample)
     }
 
-    /// `role`'s kernel library linked with code layout `seed`.
-    pub fn library(&self, role: Role, seed: u32) -> PathBuf {
-        self.get(role).target.join(format!("layouts/{}-{seed}", library::FILE_NAME))
+    /// `role`'s kernel library as sample `sample` loads it.
+    pub fn library(&self, role: Role, sample: u32) -> PathBuf {
+        layout_file(&self.get(role).target, Linked::Kernels, sample)
     }
 
     /// The harness that loads both trees' libraries (the current tree's build).
@@ -61,33 +63,35 @@ impl Trees {
 
     /// Links every layout the given slots need, in both trees: of the worker for slots that run
     /// alone, of the kernel library for slots `in_process` pairs in one process.
-    pub fn link_layouts(&self, slots: &[Slot], in_process: impl Fn(&str) -> bool) -> Result<(), Failure> {
-        let seeds = |paired: bool| -> BTreeSet<u32> {
-            slots.iter().filter(|s| in_process(&s.implementation) == paired).map(|s| layout_seed(s.sample)).collect()
-        };
-        let (workers, libraries) = (seeds(false), seeds(true));
-        let wanted: Vec<(u32, Linked)> =
-            workers.iter().map(|&s| (s, Linked::Worker)).chain(libraries.iter().map(|&s| (s, Linked::Kernels))).collect();
+    /// The run is told by its `nonce`, which draws its layouts ([`layout_seed`]).
+    pub fn link_layouts(&self, slots: &[Slot], nonce: &str, in_process: impl Fn(&str) -> bool) -> Result<(), Failure> {
+        let samples: BTreeSet<(u32, Linked)> =
+            slots.iter().map(|s| (s.sample, if in_process(&s.implementation) { Linked::Kernels } else { Linked::Worker })).collect();
         // Layouts linked earlier in this invocation are reused, not relinked.
-        let new: Vec<(u32, Linked)> =
-            wanted.into_iter().filter(|(seed, linked)| !self.linked.borrow().contains(&(Role::Current, *seed, *linked))).collect();
-        if new.is_empty() {
+        let new = |role: Role| -> Vec<Layout> {
+            samples
+                .iter()
+                .map(|&(sample, linked)| Layout { sample, seed: layout_seed(nonce, role, sample), linked })
+                .filter(|l| !self.linked.borrow().contains(&(role, l.seed, l.linked)))
+                .collect()
+        };
+        let new: Vec<(Role, Vec<Layout>)> = self.roles().into_iter().map(|role| (role, new(role))).filter(|(_, n)| !n.is_empty()).collect();
+        let Some((_, some)) = new.first() else {
             return Ok(());
-        }
-        let count = |kind: Linked| new.iter().filter(|(_, linked)| *linked == kind).count();
+        };
+        let count = |kind: Linked| some.iter().filter(|l| l.linked == kind).count();
         eprintln!("linking {} worker and {} kernel-library code layout(s) per tree…", count(Linked::Worker), count(Linked::Kernels));
         let started = std::time::Instant::now();
         // Each tree links in a thread of its own: two target folders, two cargo locks, and
         // nothing is being measured meanwhile (linking is most of what a further look costs).
         let links: Vec<Result<(), Failure>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = self
-                .roles()
-                .into_iter()
-                .map(|role| {
-                    let (built, new, commands) = (self.get(role), &new, &self.link_commands);
+            let threads: Vec<_> = new
+                .iter()
+                .map(|(role, layouts)| {
+                    let (role, built, commands) = (*role, self.get(*role), &self.link_commands);
                     scope.spawn(move || {
                         let tree = Path::new(&built.info.path);
-                        new.iter().try_for_each(|&(seed, linked)| link_layout(tree, &built.target, role, seed, linked, commands))
+                        layouts.iter().try_for_each(|layout| link_layout(tree, &built.target, role, *layout, commands))
                     })
                 })
                 .collect();
@@ -95,8 +99,8 @@ impl Trees {
         });
         links.into_iter().collect::<Result<(), Failure>>()?;
         eprintln!("linked in {:.1} s", started.elapsed().as_secs_f64());
-        for role in self.roles() {
-            self.linked.borrow_mut().extend(new.iter().map(|&(seed, linked)| (role, seed, linked)));
+        for (role, layouts) in &new {
+            self.linked.borrow_mut().extend(layouts.iter().map(|l| (*role, l.seed, l.linked)));
         }
         Ok(())
     }
@@ -113,9 +117,41 @@ impl Drop for Trees {
     }
 }
 
-/// Sample `k` of both trees runs with layout seed `k + 1` (0 would ask LLD for a random one).
-pub fn layout_seed(sample: u32) -> u32 {
-    sample + 1
+/// The code layout sample `sample` of `role`'s tree runs with in the run told by `nonce`: a
+/// draw of its own for every tree, sample and run (never 0, which would ask LLD for a random
+/// one and leave no record). The run's plan keeps the nonce, so its layouts can be linked
+/// again.
+///
+/// Why not the same layout in both trees, as before: an A/A pair then compared two identical
+/// binaries, whose layout luck cancels in the ratio, while any real change moves code and meets
+/// an independent draw on each side. A/A runs and calibrations then promised what a change
+/// cannot get: on the string and bytes lanes (A/A, six rounds, 68 comparisons), 52 gated at 3%
+/// with one layout for both trees, 38 when the libraries differed only by code the kernels never
+/// call; `json-td` encode of `string-64k` took 22 µs in one layout and 32 µs in another, in
+/// every process. And why a draw per run: a calibration's runs would otherwise share their
+/// layout luck, and agree more than runs of a real change do.
+pub fn layout_seed(nonce: &str, role: Role, sample: u32) -> u32 {
+    let base = nonce.get(..8).and_then(|hex| u32::from_str_radix(hex, 16).ok()).unwrap_or(0);
+    let draw = u64::from(base) + 2 * u64::from(sample) + u64::from(role == Role::Current);
+    (draw % u64::from(u32::MAX)) as u32 + 1
+}
+
+/// Where a tree keeps the layout a sample runs with, named by sample: every run links its
+/// own there, so layouts do not pile up (one is some 40 MB).
+fn layout_file(target: &Path, linked: Linked, sample: u32) -> PathBuf {
+    let name = match linked {
+        Linked::Worker => "worker",
+        Linked::Kernels => library::FILE_NAME,
+    };
+    target.join(format!("layouts/{name}-{}", sample + 1))
+}
+
+/// One layout to link: which sample runs it, with what seed, of which binary.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    sample: u32,
+    seed: u32,
+    linked: Linked,
 }
 
 /// Builds the tree's worker and reads its catalog.
@@ -198,71 +234,73 @@ fn cargo_command(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Comm
 }
 
 /// What [`link_layout`] links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Linked {
     Worker,
     Kernels,
 }
 
-/// Links the tree's worker (or kernel library) with its functions in an order shuffled by
-/// `seed` (LLD's `--shuffle-sections`), into `layouts/worker-SEED` (or the library's name with
-/// `-SEED`).
+/// Links the tree's worker (or kernel library) with its functions in an order shuffled by the
+/// layout's seed (LLD's `--shuffle-sections`), into its sample's file ([`layout_file`]).
 ///
 /// Why: any change moves the code after it, and where a hot loop lands (alignment, cache sets,
 /// branch-predictor aliasing) can move unchanged code by several percent — seen here: adding
-/// work to msgpack's decode made bincode's and tl's decode 2–3% slower in every process. With
-/// one layout per sample, the same for both trees, an A/A pair is still two identical binaries,
-/// while a real change meets a different layout draw in every pair: layout luck becomes noise
-/// the intervals account for instead of a bias that fails unrelated code.
+/// work to msgpack's decode made bincode's and tl's decode 2–3% slower in every process. With a
+/// layout drawn for every process and tree ([`layout_seed`]), layout luck is noise the intervals
+/// account for, in an A/A run as in a real change, instead of a bias that fails unrelated code.
 ///
-/// The first layout of each binary in an invocation goes through cargo and captures the linker
-/// command; the others replay it ([`LinkCommand`]): about 0.25 s each instead of 2.
+/// The first layout of each binary in an invocation goes through cargo, always with seed
+/// [`CAPTURE_SEED`] (so both trees' `release/` builds stay byte-identical), and captures the
+/// linker command; every layout is then a replay of it ([`LinkCommand`]): about 0.25 s each
+/// instead of 2.
 fn link_layout(
     tree: &Path,
     target: &Path,
     role: Role,
-    seed: u32,
-    linked: Linked,
+    layout: Layout,
     commands: &Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
 ) -> Result<(), Failure> {
-    let (what, built, kept): (&[&str], &str, String) = match linked {
-        Linked::Worker => (&["--bin", "worker"], "worker", format!("worker-{seed}")),
-        Linked::Kernels => (&["-p", "tdbench-kernels", "--lib"], library::FILE_NAME, format!("{}-{seed}", library::FILE_NAME)),
+    let Layout { seed, linked, .. } = layout;
+    let (what, built): (&[&str], &str) = match linked {
+        Linked::Worker => (&["--bin", "worker"], "worker"),
+        Linked::Kernels => (&["-p", "tdbench-kernels", "--lib"], library::FILE_NAME),
     };
-    let layouts = target.join("layouts");
+    let output = layout_file(target, linked, layout.sample);
+    let layouts = output.parent().expect("layout files are in a folder").to_path_buf();
     std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
-    let output = layouts.join(&kept);
+    let failed = |why: String| environment(format!("linking the {role} {built} with layout {seed}: {why}"));
     let captured = commands.lock().expect("no linking thread panics holding the lock").get(&(role, linked)).cloned();
-    match captured {
-        Some(Some(command)) => {
-            return command.link(seed, &output).map_err(|e| environment(format!("linking the {role} {built} with layout {seed}: {e}")));
-        }
-        Some(None) => {}
+    let command = match captured {
+        Some(command) => command,
         None => {
-            let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
+            let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={CAPTURE_SEED}");
             let args: Vec<&str> = ["rustc", "--release"]
                 .iter()
                 .chain(what)
                 .chain(&["--", "-C", &shuffle, "-C", "save-temps", "--print", "link-args"])
                 .copied()
                 .collect();
-            let printed = cargo_printing(tree, target, &args)?;
-            keep(target, built, &output, seed)?;
-            let command = printed.as_deref().and_then(LinkCommand::parse).filter(|c| replays(c, seed, &output, &layouts));
-            commands.lock().expect("no linking thread panics holding the lock").insert((role, linked), command);
-            return match printed {
-                Some(_) => Ok(()),
-                None => Err(environment(format!("linking the {role} {built} with layout {seed} failed"))),
-            };
+            let printed = cargo_printing(tree, target, &args)?.ok_or_else(|| failed("cargo failed".into()))?;
+            let linked_by_cargo = target.join("release").join(built);
+            let command = LinkCommand::parse(&printed).filter(|c| replays(c, &linked_by_cargo, &layouts));
+            commands.lock().expect("no linking thread panics holding the lock").insert((role, linked), command.clone());
+            command
         }
+    };
+    if let Some(command) = command {
+        return command.link(seed, &output).map_err(failed);
     }
+    // Replaying is off: cargo links this layout (and relinks the crate, about 2 s).
     let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
     let args: Vec<&str> = ["rustc", "--release"].iter().chain(what).chain(&["--", "-C", &shuffle]).copied().collect();
     if !cargo(tree, target, &args, true)?.success() {
-        return Err(environment(format!("linking the {role} {built} with layout {seed} failed")));
+        return Err(failed("cargo failed".into()));
     }
     keep(target, built, &output, seed)
 }
+
+/// The seed of the layout cargo links when a linker command is captured.
+const CAPTURE_SEED: u32 = 1;
 
 /// Copies what cargo just linked into `output`.
 fn keep(target: &Path, built: &str, output: &Path, seed: u32) -> Result<(), Failure> {
@@ -270,11 +308,11 @@ fn keep(target: &Path, built: &str, output: &Path, seed: u32) -> Result<(), Fail
     Ok(())
 }
 
-/// Whether replaying `command` with `seed` gives exactly the layout cargo linked: only then are
-/// the other layouts linked by replaying it.
-fn replays(command: &LinkCommand, seed: u32, linked: &Path, layouts: &Path) -> bool {
-    let check = layouts.join(format!(".replay-check-{seed}"));
-    let same = command.link(seed, &check).is_ok() && std::fs::read(&check).ok() == std::fs::read(linked).ok();
+/// Whether replaying `command` with [`CAPTURE_SEED`] gives exactly what cargo linked with it:
+/// only then are layouts linked by replaying it.
+fn replays(command: &LinkCommand, linked_by_cargo: &Path, layouts: &Path) -> bool {
+    let check = layouts.join(format!(".replay-check-{CAPTURE_SEED}"));
+    let same = command.link(CAPTURE_SEED, &check).is_ok() && std::fs::read(&check).ok() == std::fs::read(linked_by_cargo).ok();
     let _ = std::fs::remove_file(&check);
     same
 }
@@ -296,4 +334,28 @@ pub(super) fn listed(worker: &Path, tree: &Path) -> Result<Catalog, Failure> {
         .output()
         .map_err(|e| environment(format!("cannot run {}: {e}", worker.display())))?;
     Catalog::parse(&output.stdout).map_err(|e| environment(format!("{}: {e}", worker.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tree_sample_and_run_draws_a_layout_of_its_own() {
+        // A nonce as runs draw them, the ones that wrap around, and one that is not hex.
+        for nonce in ["d27cbd30b83b01b4", "fffffffe00000000", "ffffffff00000000", "00000000ffffffff", "not hex"] {
+            let mut seeds = HashSet::new();
+            for sample in 0..40 {
+                for role in [Role::Baseline, Role::Current] {
+                    let seed = layout_seed(nonce, role, sample);
+                    assert_ne!(seed, 0, "0 asks LLD for a random layout");
+                    assert_eq!(seed, layout_seed(nonce, role, sample), "a run's layouts can be linked again");
+                    seeds.insert(seed);
+                }
+            }
+            assert_eq!(seeds.len(), 80, "{nonce}: two trees or samples of one run share a layout");
+        }
+        let (one, other) = (layout_seed("d27cbd30b83b01b4", Role::Current, 3), layout_seed("9a0c5e11b83b01b4", Role::Current, 3));
+        assert_ne!(one, other, "two runs share a layout");
+    }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::{Job, PairedJob, PairedResult, Role};
 
-use super::build::{Trees, layout_seed};
+use super::build::Trees;
 use super::progress::Progress;
 use super::{Failure, environment};
 use crate::plan::{Plan, Slot};
@@ -23,8 +23,8 @@ pub struct Launch<'a> {
     pub tdjson: Option<String>,
 }
 
-/// The worker binary as it is started: a hard link (or copy) at `workers/SEED-b` or `SEED-c`
-/// in the output folder.
+/// The worker binary as sample `sample` starts it: a hard link (or copy) at
+/// `workers/NNN-b` or `NNN-c` in the output folder, NNN the sample's number from 1.
 ///
 /// Why: every byte a process gets from its command line is allocated on its heap, and the
 /// allocation history decides where later buffers land — seen here: the `memcpy` floor ran 12%
@@ -32,8 +32,8 @@ pub struct Launch<'a> {
 /// buffers fell against each other. So both trees' workers start from paths of equal length,
 /// in their tree (`--tree .`), with identical arguments but for `--role` (same allocation
 /// size), and print their result to standard output instead of taking an output path.
-fn launch_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failure> {
-    place(launch, format!("{seed:03}-{}", &role.as_str()[..1]), &launch.trees.worker(role, seed), true)
+fn launch_path(launch: &Launch, role: Role, sample: u32) -> Result<PathBuf, Failure> {
+    place(launch, format!("{:03}-{}", sample + 1, &role.as_str()[..1]), &launch.trees.worker(role, sample), true)
 }
 
 /// `source` at `workers/NAME` in the output folder, once per run: hard-linked when `link` and
@@ -93,20 +93,20 @@ fn job(slot: &Slot, launch: &Launch, tree: PathBuf) -> Job {
     }
 }
 
-/// A kernel library as the harness loads it: a copy at `workers/SEED-b.so` or `SEED-c.so`.
+/// A kernel library as sample `sample` loads it: a copy at `workers/NNN-b.so` or `NNN-c.so`.
 /// A copy, not a link: the dynamic loader treats one file reached by two names as one library.
-fn library_path(launch: &Launch, role: Role, seed: u32) -> Result<PathBuf, Failure> {
-    place(launch, format!("{seed:03}-{}.so", &role.as_str()[..1]), &launch.trees.library(role, seed), false)
+fn library_path(launch: &Launch, role: Role, sample: u32) -> Result<PathBuf, Failure> {
+    place(launch, format!("{:03}-{}.so", sample + 1, &role.as_str()[..1]), &launch.trees.library(role, sample), false)
 }
 
 /// One `paired` process for the two slots of a sample; `first` opens every block.
 fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
-    let seed = layout_seed(first.sample);
+    let sample = first.sample;
     let current_tree = PathBuf::from(&launch.trees.current.info.path);
     let paired = PairedJob {
         job: job(first, launch, current_tree.clone()),
-        baseline_library: library_path(launch, Role::Baseline, seed)?,
-        current_library: library_path(launch, Role::Current, seed)?,
+        baseline_library: library_path(launch, Role::Baseline, sample)?,
+        current_library: library_path(launch, Role::Current, sample)?,
         baseline_tree: PathBuf::from(&launch.trees.get(Role::Baseline).info.path),
         plant_decode_percent: launch.plan.planted(&first.implementation, Role::Current),
     };
@@ -138,7 +138,7 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
 }
 
 pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result<(), Failure> {
-    let worker = launch_path(launch, slot.role, layout_seed(slot.sample))?;
+    let worker = launch_path(launch, slot.role, slot.sample)?;
     let tree = PathBuf::from(&launch.trees.get(slot.role).info.path);
     let file = slot.file(&launch.output);
     std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;

@@ -314,7 +314,7 @@ impl Session<'_> {
     /// Starts `slots` (already in the plan written to `output`), each with a layout of its own:
     /// a look or a confirmation must not inherit an earlier one's layout draws.
     fn run_slots(&self, plan: &Plan, output: &Path, slots: &[plan::Slot]) -> Result<(), Failure> {
-        self.trees.link_layouts(slots, |i| plan.in_process(i))?;
+        self.trees.link_layouts(slots, &plan.nonce, |i| plan.in_process(i))?;
         let tdjson = self.trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
         let launch = Launch { plan, trees: self.trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson };
         launch::run_slots(slots, &launch, self.ci)
