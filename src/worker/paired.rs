@@ -142,20 +142,19 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
     };
     let second_role = if job.role == Role::Baseline { Role::Current } else { Role::Baseline };
     let (first, second) = in_arenas_of_their_own(|| open(job.role), || open(second_role));
-    let (first, second) = (first?, second?);
+    let (first, second) = (&first?, &second?);
     let (baseline, current) = if job.role == Role::Baseline { (first, second) } else { (second, first) };
     let operations = |side: &Side| side.description.kernels.iter().map(|k| (k.operation, k.cycle)).collect::<Vec<_>>();
-    if operations(&baseline) != operations(&current) || baseline.description.corpus != current.description.corpus {
+    if operations(baseline) != operations(current) || baseline.description.corpus != current.description.corpus {
         return Err(format!(
             "the two trees open `{}` on `{}` differently: baseline {:?}, current {:?}",
             job.implementation,
             job.lane,
-            operations(&baseline),
-            operations(&current)
+            operations(baseline),
+            operations(current)
         ));
     }
     // Outputs that differ are a format change: measured, and judged by the gate's format check.
-    let (first, second) = if job.role == Role::Baseline { (&baseline, &current) } else { (&current, &baseline) };
     let timed = time_blocks(first, second, &job.settings);
 
     let result = |side: &Side, tree: &Path| {
@@ -206,7 +205,7 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
             planted_decode_percent: planted(side.role),
         }
     };
-    Ok(PairedResult { baseline: result(&baseline, &paired.baseline_tree), current: result(&current, &job.tree) })
+    Ok(PairedResult { baseline: result(baseline, &paired.baseline_tree), current: result(current, &job.tree) })
 }
 
 // SAFETY: a side's session belongs to its library, which lets any one thread at a time use
