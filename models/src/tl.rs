@@ -27,6 +27,30 @@ pub const MAX_STRING_LEN: usize = (1 << 24) - 1;
 /// Objects nest at most this deep; deeper input is refused rather than recursed into.
 pub const MAX_DEPTH: u32 = 64;
 
+/// `Bool` as written: the boxed `boolTrue` or `boolFalse`, little-endian.
+#[inline]
+pub fn bool_bytes(value: bool) -> [u8; 4] {
+    (if value { BOOL_TRUE } else { BOOL_FALSE }).to_le_bytes()
+}
+
+/// The `int32` at byte `at` of a run ([`TlReader::read_run`]).
+#[inline(always)]
+pub fn i32_in<const N: usize>(run: &[u8; N], at: usize) -> i32 {
+    i32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// The `int53` or `int64` at byte `at` of a run.
+#[inline(always)]
+pub fn i64_in<const N: usize>(run: &[u8; N], at: usize) -> i64 {
+    i64::from_le_bytes(run[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The `double` at byte `at` of a run.
+#[inline(always)]
+pub fn f64_in<const N: usize>(run: &[u8; N], at: usize) -> f64 {
+    f64::from_le_bytes(run[at..at + 8].try_into().expect("8 bytes"))
+}
+
 /// A TL object that can be written with its constructor id and read back given one.
 pub trait TlObject: Sized {
     fn write_boxed(&self, w: &mut TlWriter);
@@ -105,33 +129,46 @@ impl TlWriter {
     /// `Bool`: the boxed `boolTrue` or `boolFalse`.
     #[inline]
     pub fn write_bool(&mut self, value: bool) {
-        self.write_u32(if value { BOOL_TRUE } else { BOOL_FALSE });
+        self.out.extend_from_slice(&bool_bytes(value));
+    }
+
+    /// A run of fixed-width fields, put together by the caller: appended with one capacity check.
+    #[inline]
+    pub fn write_run<const N: usize>(&mut self, run: [u8; N]) {
+        self.out.extend_from_slice(&run);
     }
 
     /// `string`: UTF-8 bytes as a TL string.
     #[inline]
     pub fn write_string(&mut self, value: &str) {
-        self.write_bytes(value.as_bytes())
+        // Most optional text in TDLib objects is empty (`message`: signature, tag, language):
+        // its four zero bytes go out inline.
+        if value.is_empty() { self.write_u32(0) } else { self.write_bytes(value.as_bytes()) }
     }
 
     /// `bytes`: length below 254 in one byte, else 0xFE and 3 bytes little-endian; then the data
     /// and zero padding to a multiple of 4.
     pub fn write_bytes(&mut self, value: &[u8]) {
         let len = value.len();
-        let header = if len < 254 {
+        let start = self.out.len();
+        // The padding goes out as three zero bytes, cut back to what the length needs: a copy
+        // of a length known only at run time is a call to memset, which cost more than the bytes.
+        if len < 254 {
             self.out.push(len as u8);
-            1
+            self.out.extend_from_slice(value);
+            self.out.extend_from_slice(&[0; 3]);
+            self.out.truncate(start + ((len + 4) & !3));
         } else if len <= MAX_STRING_LEN {
-            self.out.push(0xfe);
-            self.out.extend_from_slice(&(len as u32).to_le_bytes()[..3]);
-            4
+            let [a, b, c, _] = (len as u32).to_le_bytes();
+            self.out.extend_from_slice(&[0xfe, a, b, c]);
+            self.out.extend_from_slice(value);
+            if !len.is_multiple_of(4) {
+                self.out.extend_from_slice(&[0; 3]);
+                self.out.truncate(start + ((len + 7) & !3));
+            }
         } else {
             self.too_long = Some(len);
-            return;
-        };
-        self.out.extend_from_slice(value);
-        let padding = (4 - (header + len) % 4) % 4;
-        self.out.extend_from_slice(&[0u8; 3][..padding]);
+        }
     }
 
     /// A vector element: never null.
@@ -246,6 +283,23 @@ impl<'a> TlReader<'a> {
                 self.pos -= 4;
                 Err(self.unexpected_constructor(other, "Bool"))
             }
+        }
+    }
+
+    /// A run of fixed-width fields as one array: one bounds check for all of them. Read its
+    /// fields with [`i32_in`], [`i64_in`], [`f64_in`] and [`TlReader::bool_in`].
+    #[inline]
+    pub fn read_run<const N: usize>(&mut self) -> Result<[u8; N], TlError> {
+        self.take::<N>()
+    }
+
+    /// The `Bool` at byte `at` of a run just read; an error names that field's own offset.
+    #[inline]
+    pub fn bool_in<const N: usize>(&self, run: &[u8; N], at: usize) -> Result<bool, TlError> {
+        match u32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes")) {
+            BOOL_TRUE => Ok(true),
+            BOOL_FALSE => Ok(false),
+            other => Err(TlError { offset: self.pos - N + at, ..self.unexpected_constructor(other, "Bool") }),
         }
     }
 
@@ -406,6 +460,52 @@ mod tests {
         assert_eq!(bytes[..4], [0xfe, 0x70, 0x11, 0x01]);
         assert_eq!(bytes.len(), 70_004);
         assert_eq!(TlReader::new(&bytes).read_bytes().unwrap(), s);
+    }
+
+    #[test]
+    fn every_length_gets_its_header_and_padding_after_any_prefix() {
+        for prefix in 0..4 {
+            for len in (0..600).chain([65_535, 70_001]) {
+                let value: Vec<u8> = (0..len).map(|i| (i % 94) as u8 + 33).collect();
+                let mut expected = vec![9u8; prefix];
+                if len < 254 {
+                    expected.push(len as u8);
+                } else {
+                    expected.extend([0xfe, len as u8, (len >> 8) as u8, (len >> 16) as u8]);
+                }
+                expected.extend(&value);
+                while (expected.len() - prefix) % 4 != 0 {
+                    expected.push(0);
+                }
+                let mut w = TlWriter::new(vec![9u8; prefix]);
+                w.write_bytes(&value);
+                assert_eq!(w.finish().unwrap(), expected, "{len} bytes after {prefix}");
+                let text = String::from_utf8(value).unwrap();
+                let mut w = TlWriter::new(vec![9u8; prefix]);
+                w.write_string(&text);
+                assert_eq!(w.finish().unwrap(), expected, "a string of {len} bytes after {prefix}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_is_its_fields_written_one_by_one() {
+        let one_by_one = written(|w| {
+            w.write_u32(0x1234_5678);
+            w.write_bool(true);
+            w.write_i64(-3);
+            w.write_bool(false);
+            w.write_f64(2.5);
+            w.write_i32(7);
+        });
+        let mut run = [0u8; 32];
+        run[0..4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
+        run[4..8].copy_from_slice(&bool_bytes(true));
+        run[8..16].copy_from_slice(&(-3i64).to_le_bytes());
+        run[16..20].copy_from_slice(&bool_bytes(false));
+        run[20..28].copy_from_slice(&2.5f64.to_le_bytes());
+        run[28..32].copy_from_slice(&7i32.to_le_bytes());
+        assert_eq!(written(|w| w.write_run(run)), one_by_one);
     }
 
     #[test]

@@ -3,32 +3,54 @@
 
 use std::fmt::Write;
 
-use crate::model::{Kind, Model};
+use crate::model::{Field, Kind, Model};
 
 pub fn emit(model: &Model) -> String {
     let mut out = String::new();
     for s in &model.structs {
         writeln!(out, "impl crate::tl::TlObject for {} {{", s.rust_name).unwrap();
         writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
-        writeln!(out, "        w.write_u32(Self::CONSTRUCTOR_ID);").unwrap();
+        // The constructor id and each run of fixed-width fields after it go out as one array.
+        let id = ("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4, "w.write_u32(Self::CONSTRUCTOR_ID);".to_string());
+        let mut run = vec![id];
         for f in &s.fields {
             let place = format!("&self.{}", f.rust_name);
+            if let Some(width) = width(&f.kind) {
+                run.push((fixed_bytes(&f.kind, &place), width, write_statement(&f.kind, &place)));
+                continue;
+            }
+            write_run(&mut out, &mut run);
             let statement = match &f.kind {
                 Kind::Object(_) => format!("w.write_optional({place});"),
                 kind => write_statement(kind, &place),
             };
             writeln!(out, "        {statement}").unwrap();
         }
+        write_run(&mut out, &mut run);
         writeln!(out, "    }}\n").unwrap();
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
-        writeln!(out, "        Ok(Self {{").unwrap();
+        // Each field into a local in wire order, runs of fixed-width fields read as one array
+        // (one bounds check, as they were written), then the struct.
+        let local = |f: &Field| format!("f_{}", f.rust_name.trim_start_matches("r#"));
+        let mut run: Vec<&Field> = Vec::new();
+        let mut runs = 0;
         for f in &s.fields {
+            if width(&f.kind).is_some() {
+                run.push(f);
+                continue;
+            }
+            read_run(&mut out, &mut run, &mut runs, &local);
             let expression = match &f.kind {
                 Kind::Object(_) => "r.read_optional()?".to_string(),
                 kind => read_expression(kind),
             };
-            writeln!(out, "            {}: {expression},", f.rust_name).unwrap();
+            writeln!(out, "        let {} = {expression};", local(f)).unwrap();
+        }
+        read_run(&mut out, &mut run, &mut runs, &local);
+        writeln!(out, "        Ok(Self {{").unwrap();
+        for f in &s.fields {
+            writeln!(out, "            {}: {},", f.rust_name, local(f)).unwrap();
         }
         writeln!(out, "        }})\n    }}\n}}\n").unwrap();
     }
@@ -52,6 +74,75 @@ pub fn emit(model: &Model) -> String {
         writeln!(out, "        }}\n    }}\n}}\n").unwrap();
     }
     out
+}
+
+/// The bytes a fixed-width field takes on the wire; `None` when that depends on its value.
+fn width(kind: &Kind) -> Option<usize> {
+    match kind {
+        Kind::Int32 | Kind::Bool => Some(4),
+        Kind::Int53 | Kind::Int64 | Kind::Double => Some(8),
+        _ => None,
+    }
+}
+
+/// A fixed-width field's little-endian bytes, an expression of type `[u8; width]`.
+fn fixed_bytes(kind: &Kind, place: &str) -> String {
+    match kind {
+        Kind::Bool => format!("crate::tl::bool_bytes(*{place})"),
+        _ => format!("({place}).to_le_bytes()"),
+    }
+}
+
+/// Writes the pending run of fixed-width fields and empties it. Two or more are put together
+/// in one array and appended at once: each append checks the buffer's capacity, and a run of
+/// ten flags and two dates (`message`) paid that twelve times. A single field keeps its own
+/// statement.
+fn write_run(out: &mut String, run: &mut Vec<(String, usize, String)>) {
+    match run.len() {
+        0 => {}
+        1 => writeln!(out, "        {}", run[0].2).unwrap(),
+        _ => {
+            let total: usize = run.iter().map(|(_, width, _)| width).sum();
+            writeln!(out, "        w.write_run({{").unwrap();
+            writeln!(out, "            let mut run = [0u8; {total}];").unwrap();
+            let mut at = 0;
+            for (bytes, width, _) in run.iter() {
+                writeln!(out, "            run[{at}..{}].copy_from_slice(&{bytes});", at + width).unwrap();
+                at += width;
+            }
+            writeln!(out, "            run").unwrap();
+            writeln!(out, "        }});").unwrap();
+        }
+    }
+    run.clear();
+}
+
+/// Reads the pending run of fixed-width fields into their locals and empties it: two or more
+/// as one array, a single field on its own.
+fn read_run(out: &mut String, run: &mut Vec<&Field>, runs: &mut usize, local: &dyn Fn(&Field) -> String) {
+    match run.len() {
+        0 => {}
+        1 => writeln!(out, "        let {} = {};", local(run[0]), read_expression(&run[0].kind)).unwrap(),
+        _ => {
+            let total: usize = run.iter().filter_map(|f| width(&f.kind)).sum();
+            let name = format!("run_{runs}");
+            *runs += 1;
+            writeln!(out, "        let {name}: [u8; {total}] = r.read_run()?;").unwrap();
+            let mut at = 0;
+            for f in run.iter() {
+                let expression = match f.kind {
+                    Kind::Int32 => format!("crate::tl::i32_in(&{name}, {at})"),
+                    Kind::Int53 | Kind::Int64 => format!("crate::tl::i64_in(&{name}, {at})"),
+                    Kind::Double => format!("crate::tl::f64_in(&{name}, {at})"),
+                    Kind::Bool => format!("r.bool_in(&{name}, {at})?"),
+                    _ => unreachable!("a run holds fixed-width fields only"),
+                };
+                writeln!(out, "        let {} = {expression};", local(f)).unwrap();
+                at += width(&f.kind).unwrap_or(0);
+            }
+        }
+    }
+    run.clear();
 }
 
 /// A statement writing `place` (an expression of type `&T`).
