@@ -189,8 +189,7 @@ impl TlWriter {
     /// A vector of `N`-byte little-endian scalars: the header, then room for every element made
     /// once and filled (a loop LLVM vectorizes; element by element, each paid a capacity check).
     pub fn write_scalar_vector<const N: usize, T: Copy>(&mut self, values: &[T], bytes: impl Fn(T) -> [u8; N]) {
-        self.write_u32(VECTOR);
-        self.write_i32(values.len() as i32);
+        self.write_vector_header(values.len());
         let start = self.out.len();
         self.out.resize(start + values.len() * N, 0);
         for (place, &value) in self.out[start..].chunks_exact_mut(N).zip(values) {
@@ -198,10 +197,17 @@ impl TlWriter {
         }
     }
 
+    /// The boxed `vector` id and the int32 count, appended at once.
+    #[inline]
+    fn write_vector_header(&mut self, count: usize) {
+        let [a, b, c, d] = VECTOR.to_le_bytes();
+        let [e, f, g, h] = (count as i32).to_le_bytes();
+        self.out.extend_from_slice(&[a, b, c, d, e, f, g, h]);
+    }
+
     /// `vector`: the boxed vector id, the int32 count, the elements.
     pub fn write_vector<T>(&mut self, values: &[T], mut write: impl FnMut(&mut Self, &T)) {
-        self.write_u32(VECTOR);
-        self.write_i32(values.len() as i32);
+        self.write_vector_header(values.len());
         for value in values {
             write(self, value);
         }
