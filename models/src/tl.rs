@@ -33,22 +33,11 @@ pub fn bool_bytes(value: bool) -> [u8; 4] {
     (if value { BOOL_TRUE } else { BOOL_FALSE }).to_le_bytes()
 }
 
-/// The `int32` at byte `at` of a run ([`TlReader::read_run`]).
+/// The `W` bytes at byte `at` of a run ([`TlReader::read_run`]), for a fixed-width field's
+/// `from_le_bytes`: the run was bounds-checked once, so this check folds away.
 #[inline(always)]
-pub fn i32_in<const N: usize>(run: &[u8; N], at: usize) -> i32 {
-    i32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes"))
-}
-
-/// The `int53` or `int64` at byte `at` of a run.
-#[inline(always)]
-pub fn i64_in<const N: usize>(run: &[u8; N], at: usize) -> i64 {
-    i64::from_le_bytes(run[at..at + 8].try_into().expect("8 bytes"))
-}
-
-/// The `double` at byte `at` of a run.
-#[inline(always)]
-pub fn f64_in<const N: usize>(run: &[u8; N], at: usize) -> f64 {
-    f64::from_le_bytes(run[at..at + 8].try_into().expect("8 bytes"))
+pub fn bytes_in<const W: usize, const N: usize>(run: &[u8; N], at: usize) -> [u8; W] {
+    run[at..at + W].try_into().expect("W bytes")
 }
 
 /// A TL object that can be written with its constructor id and read back given one.
@@ -90,16 +79,24 @@ pub struct TlWriter {
     too_long: Option<usize>,
 }
 
+#[cold]
+#[inline(never)]
+fn string_too_long(len: usize) -> TlError {
+    TlError { offset: 0, message: format!("a string of {len} bytes exceeds TL's {MAX_STRING_LEN}") }
+}
+
 impl TlWriter {
     /// Writes after whatever `out` already holds; pass a cleared, reused buffer to avoid growth.
     pub fn new(out: Vec<u8>) -> Self {
         TlWriter { out, too_long: None }
     }
 
+    /// Inline, with the error out of line: it ends every encode, short payloads included.
+    #[inline]
     pub fn finish(self) -> Result<Vec<u8>, TlError> {
         match self.too_long {
             None => Ok(self.out),
-            Some(len) => Err(TlError { offset: 0, message: format!("a string of {len} bytes exceeds TL's {MAX_STRING_LEN}") }),
+            Some(len) => Err(string_too_long(len)),
         }
     }
 
@@ -293,7 +290,7 @@ impl<'a> TlReader<'a> {
     }
 
     /// A run of fixed-width fields as one array: one bounds check for all of them. Read its
-    /// fields with [`i32_in`], [`i64_in`], [`f64_in`] and [`TlReader::bool_in`].
+    /// fields with [`bytes_in`] and [`TlReader::bool_in`].
     #[inline]
     pub fn read_run<const N: usize>(&mut self) -> Result<[u8; N], TlError> {
         self.take::<N>()
@@ -302,7 +299,7 @@ impl<'a> TlReader<'a> {
     /// The `Bool` at byte `at` of a run just read; an error names that field's own offset.
     #[inline]
     pub fn bool_in<const N: usize>(&self, run: &[u8; N], at: usize) -> Result<bool, TlError> {
-        match u32::from_le_bytes(run[at..at + 4].try_into().expect("4 bytes")) {
+        match u32::from_le_bytes(bytes_in(run, at)) {
             BOOL_TRUE => Ok(true),
             BOOL_FALSE => Ok(false),
             other => Err(TlError { offset: self.pos - N + at, ..self.unexpected_constructor(other, "Bool") }),
@@ -342,12 +339,21 @@ impl<'a> TlReader<'a> {
         }
     }
 
+    /// One level deeper; the check is on every object's path, so it stays inline and the
+    /// error, which formats, does not.
+    #[inline]
     fn enter(&mut self) -> Result<(), TlError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.error(format!("objects nested deeper than {MAX_DEPTH}")));
+            return Err(self.too_deep());
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> TlError {
+        self.error(format!("objects nested deeper than {MAX_DEPTH}"))
     }
 
     /// A vector element or a whole payload: any constructor of `T`, never null.
@@ -408,8 +414,15 @@ impl<'a> TlReader<'a> {
     }
 
     /// Fails unless every byte was consumed.
+    #[inline]
     pub fn finish(&self) -> Result<(), TlError> {
-        if self.remaining() == 0 { Ok(()) } else { Err(self.error(format!("{} bytes left after the object", self.remaining()))) }
+        if self.remaining() == 0 { Ok(()) } else { Err(self.trailing_bytes()) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trailing_bytes(&self) -> TlError {
+        self.error(format!("{} bytes left after the object", self.remaining()))
     }
 }
 
@@ -554,6 +567,42 @@ mod tests {
         assert!(err.message.contains("1073741824 elements"), "{err}");
         let huge_string = [0xfe, 0xff, 0xff, 0xff, 0];
         assert!(TlReader::new(&huge_string).read_bytes().is_err());
+    }
+
+    #[test]
+    fn a_bad_bool_in_a_run_names_its_own_offset_and_a_short_run_the_runs_start() {
+        // Two bytes of something else, then a 12-byte run: an int32, a Bool, a bad Bool.
+        let mut bytes = vec![0xaa, 0xbb];
+        bytes.extend(7i32.to_le_bytes());
+        bytes.extend(bool_bytes(true));
+        bytes.extend(5u32.to_le_bytes());
+        let mut r = TlReader::new(&bytes);
+        r.pos = 2;
+        let run = r.read_run::<12>().unwrap();
+        assert_eq!(i32::from_le_bytes(bytes_in(&run, 0)), 7);
+        assert!(r.bool_in(&run, 4).unwrap());
+        let err = r.bool_in(&run, 8).unwrap_err();
+        assert_eq!(err.offset, 10, "{err}");
+        assert!(err.message.contains("0x00000005 is not a Bool"), "{err}");
+        let mut r = TlReader::new(&bytes);
+        r.pos = 2;
+        let err = r.read_run::<16>().unwrap_err();
+        assert_eq!(err.offset, 2, "{err}");
+    }
+
+    #[test]
+    fn trailing_bytes_and_deep_nesting_are_errors_with_their_offsets() {
+        let bytes = [0u8; 8];
+        let mut r = TlReader::new(&bytes);
+        r.read_i32().unwrap();
+        let err = r.finish().unwrap_err();
+        assert_eq!((err.offset, err.message.as_str()), (4, "4 bytes left after the object"));
+        let mut r = TlReader::new(&bytes);
+        for _ in 0..MAX_DEPTH {
+            r.enter().unwrap();
+        }
+        let err = r.enter().unwrap_err();
+        assert_eq!(err.message, format!("objects nested deeper than {MAX_DEPTH}"));
     }
 
     #[test]

@@ -131,9 +131,9 @@ fn read_run(out: &mut String, run: &mut Vec<&Field>, runs: &mut usize, local: &d
             let mut at = 0;
             for f in run.iter() {
                 let expression = match f.kind {
-                    Kind::Int32 => format!("crate::tl::i32_in(&{name}, {at})"),
-                    Kind::Int53 | Kind::Int64 => format!("crate::tl::i64_in(&{name}, {at})"),
-                    Kind::Double => format!("crate::tl::f64_in(&{name}, {at})"),
+                    Kind::Int32 => format!("i32::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
+                    Kind::Int53 | Kind::Int64 => format!("i64::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
+                    Kind::Double => format!("f64::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
                     Kind::Bool => format!("r.bool_in(&{name}, {at})?"),
                     _ => unreachable!("a run holds fixed-width fields only"),
                 };
