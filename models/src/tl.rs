@@ -333,6 +333,11 @@ impl<'a> TlReader<'a> {
     pub fn read_string(&mut self) -> Result<String, TlError> {
         let start = self.pos;
         let bytes = self.read_byte_slice()?;
+        // Most optional text in TDLib objects is empty (`message`: signature, tag, language
+        // code): nothing to check or copy.
+        if bytes.is_empty() {
+            return Ok(String::new());
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(text.to_owned()),
             Err(e) => Err(TlError { offset: start, message: format!("string is not UTF-8: {e}") }),
