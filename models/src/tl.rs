@@ -40,6 +40,12 @@ pub fn bytes_in<const W: usize, const N: usize>(run: &[u8; N], at: usize) -> [u8
     run[at..at + W].try_into().expect("W bytes")
 }
 
+/// The `Bool` at byte `at` of a run that [`TlReader::check_bools`] passed.
+#[inline(always)]
+pub fn bool_at<const N: usize>(run: &[u8; N], at: usize) -> bool {
+    u32::from_le_bytes(bytes_in(run, at)) == BOOL_TRUE
+}
+
 /// A TL object that can be written with its constructor id and read back given one.
 pub trait TlObject: Sized {
     fn write_boxed(&self, w: &mut TlWriter);
@@ -290,20 +296,34 @@ impl<'a> TlReader<'a> {
     }
 
     /// A run of fixed-width fields as one array: one bounds check for all of them. Read its
-    /// fields with [`bytes_in`] and [`TlReader::bool_in`].
+    /// fields with [`bytes_in`], and its `Bool`s with [`TlReader::check_bools`] and [`bool_at`].
     #[inline]
     pub fn read_run<const N: usize>(&mut self) -> Result<[u8; N], TlError> {
         self.take::<N>()
     }
 
-    /// The `Bool` at byte `at` of a run just read; an error names that field's own offset.
+    /// Checks every `Bool` of a run just read (at the byte offsets `bools`) without a branch per
+    /// field, then reads none: [`bool_at`] does, once this passed. An error names the first bad
+    /// field's own offset.
     #[inline]
-    pub fn bool_in<const N: usize>(&self, run: &[u8; N], at: usize) -> Result<bool, TlError> {
-        match u32::from_le_bytes(bytes_in(run, at)) {
-            BOOL_TRUE => Ok(true),
-            BOOL_FALSE => Ok(false),
-            other => Err(TlError { offset: self.pos - N + at, ..self.unexpected_constructor(other, "Bool") }),
+    pub fn check_bools<const N: usize>(&self, run: &[u8; N], bools: &[usize]) -> Result<(), TlError> {
+        let all_bools = bools.iter().fold(true, |ok, &at| {
+            let word = u32::from_le_bytes(bytes_in(run, at));
+            ok & ((word == BOOL_TRUE) | (word == BOOL_FALSE))
+        });
+        if all_bools { Ok(()) } else { Err(self.first_bad_bool(run, bools)) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn first_bad_bool<const N: usize>(&self, run: &[u8; N], bools: &[usize]) -> TlError {
+        for &at in bools {
+            let word = u32::from_le_bytes(bytes_in(run, at));
+            if word != BOOL_TRUE && word != BOOL_FALSE {
+                return TlError { offset: self.pos - N + at, ..self.unexpected_constructor(word, "Bool") };
+            }
         }
+        unreachable!("check_bools found a bad Bool")
     }
 
     /// The data of a TL string, borrowed from the input; the padding is skipped, not checked.
@@ -585,8 +605,9 @@ mod tests {
         r.pos = 2;
         let run = r.read_run::<12>().unwrap();
         assert_eq!(i32::from_le_bytes(bytes_in(&run, 0)), 7);
-        assert!(r.bool_in(&run, 4).unwrap());
-        let err = r.bool_in(&run, 8).unwrap_err();
+        r.check_bools(&run, &[4]).unwrap();
+        assert!(bool_at(&run, 4));
+        let err = r.check_bools(&run, &[4, 8]).unwrap_err();
         assert_eq!(err.offset, 10, "{err}");
         assert!(err.message.contains("0x00000005 is not a Bool"), "{err}");
         let mut r = TlReader::new(&bytes);

@@ -128,13 +128,25 @@ fn read_run(out: &mut String, run: &mut Vec<&Field>, runs: &mut usize, local: &d
             let name = format!("run_{runs}");
             *runs += 1;
             writeln!(out, "        let {name}: [u8; {total}] = r.read_run()?;").unwrap();
+            // The run's `Bool`s are checked together, one branch for all (`message` has ten).
+            let mut bools = Vec::new();
+            let mut at = 0;
+            for f in run.iter() {
+                if f.kind == Kind::Bool {
+                    bools.push(at.to_string());
+                }
+                at += width(&f.kind).unwrap_or(0);
+            }
+            if !bools.is_empty() {
+                writeln!(out, "        r.check_bools(&{name}, &[{}])?;", bools.join(", ")).unwrap();
+            }
             let mut at = 0;
             for f in run.iter() {
                 let expression = match f.kind {
                     Kind::Int32 => format!("i32::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
                     Kind::Int53 | Kind::Int64 => format!("i64::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
                     Kind::Double => format!("f64::from_le_bytes(crate::tl::bytes_in(&{name}, {at}))"),
-                    Kind::Bool => format!("r.bool_in(&{name}, {at})?"),
+                    Kind::Bool => format!("crate::tl::bool_at(&{name}, {at})"),
                     _ => unreachable!("a run holds fixed-width fields only"),
                 };
                 writeln!(out, "        let {} = {expression};", local(f)).unwrap();
