@@ -252,15 +252,24 @@ impl<'a> TlReader<'a> {
         if id == expected_id { Ok(()) } else { Err(self.unexpected_constructor(id, expected)) }
     }
 
-    #[inline]
+    /// Every fixed-width read comes here: always inline (in a large generated reader LLVM
+    /// otherwise makes it a call, seen on `message` once absent fields were tested inline),
+    /// the error, which formats, out of line.
+    #[inline(always)]
     fn take<const N: usize>(&mut self) -> Result<[u8; N], TlError> {
         match self.buf.get(self.pos..self.pos + N) {
             Some(bytes) => {
                 self.pos += N;
                 Ok(bytes.try_into().expect("slice of length N"))
             }
-            None => Err(self.error(format!("{N} bytes needed, {} left", self.remaining()))),
+            None => Err(self.too_short(N)),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_short(&self, needed: usize) -> TlError {
+        self.error(format!("{needed} bytes needed, {} left", self.remaining()))
     }
 
     #[inline]
