@@ -336,23 +336,40 @@ impl<'a> TlReader<'a> {
     }
 
     /// The data of a TL string, borrowed from the input; the padding is skipped, not checked.
+    /// Inline in `read_string` and `read_bytes`, its errors (which format) out of line.
+    #[inline(always)]
     fn read_byte_slice(&mut self) -> Result<&'a [u8], TlError> {
         let start = self.pos;
-        let first = *self.buf.get(self.pos).ok_or_else(|| self.error("string length needed, 0 bytes left"))?;
-        let (header, len) = if first < 254 {
-            (1, first as usize)
-        } else if first == 254 {
-            let bytes = self.buf.get(self.pos + 1..self.pos + 4).ok_or_else(|| self.error("truncated string length"))?;
-            (4, bytes[0] as usize | (bytes[1] as usize) << 8 | (bytes[2] as usize) << 16)
-        } else {
-            return Err(self.error("string length byte 0xff is invalid"));
+        let (header, len) = match self.buf.get(start..start + 4) {
+            Some(&[first, ..]) if first < 254 => (1, first as usize),
+            Some(&[254, a, b, c]) => (4, a as usize | (b as usize) << 8 | (c as usize) << 16),
+            _ => return Err(self.bad_string_header()),
         };
         let padded = (header + len).div_ceil(4) * 4;
         if padded > self.remaining() {
-            return Err(self.error(format!("string of {len} bytes, {} left", self.remaining())));
+            return Err(self.string_too_short(len));
         }
         self.pos += padded;
         Ok(&self.buf[start + header..start + header + len])
+    }
+
+    /// Why the 4 bytes at a string's start are no string header.
+    #[cold]
+    #[inline(never)]
+    fn bad_string_header(&self) -> TlError {
+        match self.buf.get(self.pos..) {
+            Some([]) | None => self.error("string length needed, 0 bytes left"),
+            Some([255, ..]) => self.error("string length byte 0xff is invalid"),
+            Some([254, ..]) => self.error("truncated string length"),
+            // Shorter than 4 bytes: a string takes at least 4 with its padding.
+            Some(rest) => self.error(format!("string of {} bytes, {} left", rest[0], rest.len())),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn string_too_short(&self, len: usize) -> TlError {
+        self.error(format!("string of {len} bytes, {} left", self.remaining()))
     }
 
     pub fn read_bytes(&mut self) -> Result<Vec<u8>, TlError> {
@@ -651,6 +668,24 @@ mod tests {
         }
         let err = r.enter().unwrap_err();
         assert_eq!(err.message, format!("objects nested deeper than {MAX_DEPTH}"));
+    }
+
+    #[test]
+    fn a_string_that_does_not_fit_says_why_at_its_start() {
+        let cases: [(&[u8], &str); 6] = [
+            (&[9, 9], "string length needed, 0 bytes left"),
+            (&[9, 9, 0xff, 0, 0, 0], "string length byte 0xff is invalid"),
+            (&[9, 9, 0xfe, 1, 0], "truncated string length"),
+            (&[9, 9, 1, b'a'], "string of 1 bytes, 2 left"),
+            (&[9, 9, 5, b'a', b'b', b'c', b'd'], "string of 5 bytes, 5 left"),
+            (&[9, 9, 0xfe, 0, 1, 0, 0, 0], "string of 256 bytes, 6 left"),
+        ];
+        for (bytes, message) in cases {
+            let mut r = TlReader::new(bytes);
+            r.pos = 2;
+            let err = r.read_bytes().unwrap_err();
+            assert_eq!((err.offset, err.message.as_str()), (2, message), "{bytes:?}");
+        }
     }
 
     #[test]
