@@ -62,7 +62,10 @@ impl<'a> JsonReader<'a> {
         let token = self.number_token("a double")?;
         match (token.is_integer, token.magnitude) {
             (true, Some(m)) => Ok(if token.negative { -(m as f64) } else { m as f64 }),
-            _ => self.parse_float(&token),
+            _ => match exact_decimal(&self.input[token.start..token.end]) {
+                Some(value) => Ok(value),
+                None => self.parse_float(&token),
+            },
         }
     }
 
@@ -138,6 +141,36 @@ impl<'a> JsonReader<'a> {
     }
 }
 
+/// Powers of ten a double holds exactly.
+const EXACT_POWERS_OF_TEN: [f64; 23] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// A number token without an exponent whose digits, read as one integer, stay below 2^53 and
+/// whose fraction has at most 22 digits: that integer and the power of ten are both exact
+/// doubles, so one division rounds correctly (Clinger's fast path, which std also takes, after
+/// more work). TDLib writes doubles as `%f`, six decimals (`"self_destruct_in":0.000000`); this
+/// skips `str::parse` for them. `None` for anything else.
+fn exact_decimal(token: &[u8]) -> Option<f64> {
+    let (negative, digits) = match token.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, token),
+    };
+    let mut mantissa = 0u64;
+    let mut fraction_digits = None;
+    for (i, &byte) in digits.iter().enumerate() {
+        match byte {
+            b'0'..=b'9' => mantissa = mantissa.checked_mul(10)?.checked_add(u64::from(byte - b'0'))?,
+            b'.' if fraction_digits.is_none() => fraction_digits = Some(digits.len() - i - 1),
+            _ => return None,
+        }
+    }
+    if mantissa >= 1 << 53 {
+        return None;
+    }
+    let value = mantissa as f64 / EXACT_POWERS_OF_TEN.get(fraction_digits.unwrap_or(0))?;
+    Some(if negative { -value } else { value })
+}
+
 /// An integer token as i64, if it fits.
 #[inline]
 pub(super) fn signed(token: &NumberToken) -> Option<i64> {
@@ -169,4 +202,42 @@ pub(super) fn parse_i64(text: &[u8]) -> Option<i64> {
         magnitude = magnitude.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
     }
     if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_decimals_read_exactly_as_str_parse_reads_them() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut taken = 0;
+        for round in 0..100_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let whole = rng % 10u64.pow((round % 12) as u32 + 1);
+            let places = (rng >> 40) as usize % 24;
+            let fraction = (rng >> 8) % 10u64.pow(places.min(19) as u32);
+            let sign = if rng & 1 == 0 { "" } else { "-" };
+            let text = if places == 0 { format!("{sign}{whole}.0") } else { format!("{sign}{whole}.{fraction:0places$}") };
+            let expected: f64 = text.parse().unwrap();
+            if let Some(value) = exact_decimal(text.as_bytes()) {
+                assert_eq!(value.to_bits(), expected.to_bits(), "{text}");
+                taken += 1;
+            }
+        }
+        // Many of these take the fast path (long mantissas do not) and none may differ from std.
+        assert!(taken > 30_000, "{taken}");
+        for (text, expected) in [
+            ("0.000000", Some(0.0)),
+            ("-0.000000", Some(-0.0)),
+            ("1.5", Some(1.5)),
+            ("9007199254740993.0", None),
+            ("1e5", None),
+            ("0.1", Some(0.1)),
+        ] {
+            assert_eq!(exact_decimal(text.as_bytes()).map(f64::to_bits), expected.map(f64::to_bits), "{text}");
+        }
+    }
 }
