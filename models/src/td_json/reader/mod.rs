@@ -138,15 +138,24 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    /// On every object's and array's path: inline, the error (which formats) out of line.
+    #[inline]
     fn enter(&mut self) -> Result<(), JsonError> {
         if self.depth >= MAX_DEPTH {
-            return Err(self.error_here(format!("nesting deeper than {MAX_DEPTH} levels")));
+            return Err(self.too_deep());
         }
         self.depth += 1;
         self.after_open = true;
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> JsonError {
+        self.error_here(format!("nesting deeper than {MAX_DEPTH} levels"))
+    }
+
+    #[inline]
     fn leave(&mut self) {
         self.depth -= 1;
         self.after_open = false;

@@ -42,12 +42,14 @@ impl<'a> JsonReader<'a> {
         }
     }
 
+    #[inline]
     pub fn int32(&mut self) -> Result<i32, JsonError> {
         let token = self.integer_token("an int32")?;
         signed(&token).and_then(|v| i32::try_from(v).ok()).ok_or_else(|| self.error_at(token.start, "number out of range for int32"))
     }
 
     /// `int53`: a plain JSON number.
+    #[inline]
     pub fn int53(&mut self) -> Result<i64, JsonError> {
         let token = self.integer_token("an int53")?;
         signed(&token).ok_or_else(|| self.error_at(token.start, "number out of range for int53"))
@@ -87,7 +89,7 @@ impl<'a> JsonReader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn integer_token(&mut self, expected: &'static str) -> Result<NumberToken, JsonError> {
         self.skip_whitespace();
         let token = self.number_token(expected)?;
