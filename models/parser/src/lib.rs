@@ -14,22 +14,40 @@ pub use error::ParseError;
 pub use parse::parse_schema;
 
 /// The hash of a constructor name that generated readers switch on before comparing the name
-/// exactly (FNV-1a, 32 bits): cheap enough to fold in while the name is being scanned, one byte
-/// at a time with [`name_hash_step`] from [`NAME_HASH_SEED`].
+/// exactly: eight bytes at a time (a byte-at-a-time hash made every `@type` a chain of dependent
+/// multiplies, one per letter). Readers fold it in while they scan the name, a word at a time
+/// with [`name_hash_word`] from [`NAME_HASH_SEED`] (the last word zero-padded), then
+/// [`name_hash_finish`] with the length.
 ///
 /// ```
-/// let folded = b"ok".iter().fold(tl_parser::NAME_HASH_SEED, |h, &b| tl_parser::name_hash_step(h, b));
-/// assert_eq!(folded, tl_parser::name_hash(b"ok"));
+/// let mut hash = tl_parser::NAME_HASH_SEED;
+/// hash = tl_parser::name_hash_word(hash, u64::from_le_bytes(*b"updateNe"));
+/// hash = tl_parser::name_hash_word(hash, u64::from_le_bytes(*b"wMessage"));
+/// assert_eq!(tl_parser::name_hash_finish(hash, 16), tl_parser::name_hash(b"updateNewMessage"));
 /// ```
 pub fn name_hash(name: &[u8]) -> u32 {
-    name.iter().fold(NAME_HASH_SEED, |hash, &byte| name_hash_step(hash, byte))
+    let hash = name.chunks(8).fold(NAME_HASH_SEED, |hash, chunk| {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        name_hash_word(hash, u64::from_le_bytes(word))
+    });
+    name_hash_finish(hash, name.len())
 }
 
 /// The starting value of [`name_hash`].
-pub const NAME_HASH_SEED: u32 = 0x811c_9dc5;
+pub const NAME_HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// One byte of [`name_hash`].
+const NAME_HASH_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Eight bytes of a name, little-endian (the last word of a name zero-padded), into [`name_hash`].
 #[inline(always)]
-pub fn name_hash_step(hash: u32, byte: u8) -> u32 {
-    (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+pub fn name_hash_word(hash: u64, word: u64) -> u64 {
+    let mixed = (hash ^ word).wrapping_mul(NAME_HASH_MULTIPLIER);
+    mixed ^ (mixed >> 32)
+}
+
+/// The end of [`name_hash`]: the name's length in, 32 bits out.
+#[inline(always)]
+pub fn name_hash_finish(hash: u64, len: usize) -> u32 {
+    ((hash ^ len as u64).wrapping_mul(NAME_HASH_MULTIPLIER) >> 32) as u32
 }

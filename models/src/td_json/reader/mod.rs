@@ -192,6 +192,33 @@ mod tests {
     }
 
     #[test]
+    fn a_type_name_hashes_as_name_hash_whatever_its_length_and_what_follows() {
+        for len in 0..40 {
+            let name: String = (0..len).map(|i| (b'a' + (i * 7 % 26) as u8) as char).collect();
+            // Followed closely (the byte-by-byte tail near the input's end) or by a word's room;
+            // then the same name with an escape, and with a byte above ASCII, read the slow way.
+            for json in [
+                format!("\"{name}\"}}"),
+                format!("\"{name}\",\"field\":12345678}}"),
+                format!("\"\\u0061{name}\",\"field\":12345678}}"),
+                format!("\"é{name}\",\"field\":12345678}}"),
+            ] {
+                let mut reader = JsonReader::new(json.as_bytes());
+                let type_name = reader.type_name().unwrap();
+                let text = type_name.text.to_vec();
+                let expected = if json.contains("\\u0061") {
+                    format!("a{name}")
+                } else {
+                    json[1..json.find("\",").unwrap_or(json.len() - 2)].to_string()
+                };
+                assert_eq!(String::from_utf8(text.clone()).unwrap(), expected, "{json}");
+                assert_eq!(type_name.hash, tl_parser::name_hash(&text), "{json}");
+                assert_eq!(reader.peek(), Some(if json.ends_with("\"}") { b'}' } else { b',' }), "{json}");
+            }
+        }
+    }
+
+    #[test]
     fn blocks_that_need_attention() {
         for byte in 0..=255u8 {
             for at in [0, 1, 15, 16, 31, 32, 63] {

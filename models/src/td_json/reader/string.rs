@@ -244,13 +244,20 @@ pub(super) fn block_is_plain(block: &[u8; BLOCK]) -> bool {
 /// is one, which is all the caller asks before going byte by byte).
 #[inline(always)]
 pub(super) fn needs_attention(word: u64) -> bool {
+    attention_bits(word) != 0
+}
+
+/// The high bit of each byte of `word` that is a quote, a backslash or a control character;
+/// bits above the lowest may be false (a borrow), the lowest is exact.
+#[inline(always)]
+pub(super) fn attention_bits(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let quote = has_zero(word ^ (ONES * u64::from(b'"')));
     let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control != 0
+    quote | backslash | control
 }
 
 /// Bytes that end a plain run inside a string: the quote, the backslash, control characters.
