@@ -248,6 +248,17 @@ mod tests {
         ] {
             assert_eq!(number::parse_i64(text.as_bytes()), text.parse::<i64>().ok(), "{text:?}");
         }
+        // The reader's int64 (digits read in place when that is all there is) agrees, for every
+        // length of digits too.
+        let long: Vec<String> = (1..=21).map(|n| "9876543210".repeat(3)[..n].to_string()).collect();
+        for text in ["0", "-0", "+5", "007", "-9223372036854775808", "9223372036854775807", "", "-", "1 ", "9223372036854775808", "1_0"]
+            .into_iter()
+            .chain(long.iter().map(String::as_str))
+        {
+            let json = format!("\"{text}\",");
+            let read = JsonReader::new(json.as_bytes()).int64().ok();
+            assert_eq!(read, text.parse::<i64>().ok(), "{json}");
+        }
     }
 
     #[test]

@@ -63,6 +63,21 @@ impl<'a> JsonReader<'a> {
             let token = self.integer_token("an int64 as a decimal string")?;
             return signed(&token).ok_or_else(|| self.error_at(token.start, "number out of range for int64"));
         }
+        // TDLib's own form, `"` digits `"`, read in place; anything else (a sign, escapes,
+        // junk) the general way, which says what is wrong.
+        let input = self.input;
+        let first = self.pos + 1;
+        let mut i = first;
+        let mut magnitude = 0u64;
+        while let Some(&digit @ b'0'..=b'9') = input.get(i) {
+            magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(digit - b'0'));
+            i += 1;
+        }
+        if i > first && i - first < 19 && input.get(i) == Some(&b'"') {
+            self.pos = i + 1;
+            // Fewer than 19 digits: below 10^18, no overflow.
+            return Ok(magnitude as i64);
+        }
         let token = self.scan_string()?;
         let text = self.content(&token)?;
         parse_i64(&text).ok_or_else(|| self.error_at(token.start, "invalid int64: expected a decimal string"))

@@ -16,6 +16,10 @@ impl<'a> JsonReader<'a> {
         if token.has_escapes {
             return self.unescape(&token);
         }
+        // Most optional text in TDLib objects is empty (`message`: signature, tag, language).
+        if token.start == token.end {
+            return Ok(String::new());
+        }
         let raw = &self.input[token.start..token.end];
         match std::str::from_utf8(raw) {
             Ok(text) => Ok(text.to_owned()),
