@@ -156,10 +156,11 @@ impl<'a> JsonReader<'a> {
         let mut i = 0;
         while let Some(&byte) = raw.get(i) {
             if byte != b'\\' {
-                // A run up to the next escape, byte by byte: runs between escapes are short.
-                let run = raw[i..].iter().position(|&b| b == b'\\').unwrap_or(raw.len() - i);
-                out.extend_from_slice(&raw[i..i + run]);
-                i += run;
+                // A run up to the next escape; escape-dense text (`option`) has many one byte
+                // long, taken before the word search.
+                let end = if raw.get(i + 1) == Some(&b'\\') { i + 1 } else { next_backslash(raw, i + 1) };
+                out.extend_from_slice(&raw[i..end]);
+                i = end;
                 continue;
             }
             let kind = raw[i + 1];
@@ -201,6 +202,24 @@ impl<'a> JsonReader<'a> {
         }
         Ok(raw)
     }
+}
+
+/// Where the next `\\` at or after `from` is (`raw.len()` if none): a word at a time (the
+/// lowest zero byte of `word ^ backslashes` is exact), the last few bytes one by one.
+#[inline(always)]
+fn next_backslash(raw: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = raw.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\\'));
+        let zeros = word.wrapping_sub(ONES) & !word & HIGH;
+        if zeros != 0 {
+            return i + zeros.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    raw[i..].iter().position(|&b| b == b'\\').map_or(raw.len(), |at| i + at)
 }
 
 /// Bytes [`block_is_plain`] checks at once.
