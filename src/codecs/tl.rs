@@ -24,10 +24,10 @@ impl Codec for Tl {
     fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
         let mut reader = TlReader::new(bytes);
         let value = reader.read_object::<Object>();
-        if value.is_ok() {
-            if let Err(e) = reader.finish() {
-                return Err(CodecError::at(self.name(), e.offset, e.message));
-            }
+        if value.is_ok()
+            && let Err(e) = reader.finish()
+        {
+            return Err(CodecError::at(self.name(), e.offset, e.message));
         }
         value.map_err(|e| CodecError::at(self.name(), e.offset, e.message))
     }
