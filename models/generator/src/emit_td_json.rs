@@ -107,9 +107,10 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
             kind => read_expression(model, kind),
         };
         let take = format!("field_{} = Some({read}?); expected = {};", f.tl_name, index + 1);
+        let member = format!("br#\",\"{}\":\"#", f.tl_name);
         match f.kind {
-            Kind::Object(_) => writeln!(out, "            if r.expect_key(Self::JSON_FIELDS[{index}]) {{ {take} }}").unwrap(),
-            _ => writeln!(out, "            if !r.expect_key(Self::JSON_FIELDS[{index}]) {{ break 'in_order; }} {take}").unwrap(),
+            Kind::Object(_) => writeln!(out, "            if r.expect_key({member}) {{ {take} }}").unwrap(),
+            _ => writeln!(out, "            if !r.expect_key({member}) {{ break 'in_order; }} {take}").unwrap(),
         }
     }
     writeln!(out, "        }}").unwrap();

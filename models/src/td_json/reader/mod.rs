@@ -310,6 +310,29 @@ mod tests {
     }
 
     #[test]
+    fn in_order_keys_are_read_with_or_without_a_leading_type() {
+        use crate::Error;
+        use crate::td_json::TdJson;
+        let expected = Error { code: 400, message: "x".into() };
+        for input in [
+            &br#"{"@type":"error","code":400,"message":"x"}"#[..],
+            br#"{"code":400,"message":"x"}"#,
+            br#"{"code":400,"message":"x","@type":"error"}"#,
+            br#"{"codex":1,"code":400,"message":"x"}"#,
+            br#"{"code":400,"messages":"y","message":"x"}"#,
+            br#"{ "code":400,"message":"x"}"#,
+            br#"{"code":400 ,"message":"x"}"#,
+        ] {
+            let mut r = JsonReader::new(input);
+            let text = String::from_utf8_lossy(input);
+            assert_eq!(Error::read_json(&mut r).unwrap(), expected, "{text}");
+            r.finish().unwrap();
+        }
+        let mut r = JsonReader::new(br#"{"code":400,"code":401}"#);
+        assert_eq!(Error::read_json(&mut r).unwrap_err().to_string(), "at byte 12: duplicate field `code`");
+    }
+
+    #[test]
     fn elements_are_counted_before_the_vector_is_allocated() {
         let input = br#"[ "a,]", "b\"]", "c" ]"#;
         let v = JsonReader::new(input).vector(|r| r.string()).unwrap();

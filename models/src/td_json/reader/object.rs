@@ -107,18 +107,30 @@ impl<'a> JsonReader<'a> {
         self.next_field_slow(fields, expected)
     }
 
-    /// Consumes the member separator and `key` (written as TDLib writes it: `name":`) when they
-    /// come next, compactly: the generated field readers try each field in declaration order
-    /// with it before they fall back to [`Self::next_field`]. `key` is a constant there, so the
-    /// comparison is a few immediate compares.
+    /// Consumes `member` — the separator and key of a field as TDLib writes them, `,"name":` —
+    /// when it comes next: the generated field readers try each field in declaration order with
+    /// it before they fall back to [`Self::next_field`]. `member` is a constant there, so the
+    /// separator, the quotes and the name are one run of immediate compares. Where the error
+    /// paths need the key's position, [`Self::next_field`] has read the key and noted it.
     #[inline(always)]
-    pub fn expect_key(&mut self, key: &[u8]) -> bool {
-        let input = self.input;
-        let at = self.pos + usize::from(!self.after_open);
-        let separated = self.after_open || input.get(self.pos) == Some(&b',');
-        if separated && input.get(at) == Some(&b'"') && input.get(at + 1..).is_some_and(|rest| starts_with(rest, key)) {
-            self.key_at = at;
-            self.pos = at + 1 + key.len();
+    pub fn expect_key(&mut self, member: &[u8]) -> bool {
+        if self.after_open {
+            return self.expect_first_key(member);
+        }
+        if self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, member)) {
+            self.pos += member.len();
+            return true;
+        }
+        false
+    }
+
+    /// [`Self::expect_key`] right after `{`, where no comma comes first: an object whose
+    /// `@type` is not its first member (TDLib always writes it first).
+    #[inline(never)]
+    fn expect_first_key(&mut self, member: &[u8]) -> bool {
+        let key = &member[1..];
+        if self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, key)) {
+            self.pos += key.len();
             self.after_open = false;
             return true;
         }
