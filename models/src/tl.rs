@@ -362,7 +362,7 @@ impl<'a> TlReader<'a> {
             Some([255, ..]) => self.error("string length byte 0xff is invalid"),
             Some([254, ..]) => self.error("truncated string length"),
             // Shorter than 4 bytes: a string takes at least 4 with its padding.
-            Some(rest) => self.error(format!("string of {} bytes, {} left", rest[0], rest.len())),
+            Some(rest) => self.string_too_short(usize::from(rest[0])),
         }
     }
 

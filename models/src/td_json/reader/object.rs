@@ -344,5 +344,5 @@ pub(super) fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
 /// character, a byte above ASCII), as high bits; the lowest set bit is exact, the only one read.
 #[inline(always)]
 fn name_stops(word: u64) -> u64 {
-    super::string::attention_bits(word) | (word & 0x8080_8080_8080_8080)
+    super::string::attention_bits(word) | (word & super::string::HIGH)
 }

@@ -208,12 +208,9 @@ impl<'a> JsonReader<'a> {
 /// lowest zero byte of `word ^ backslashes` is exact), the last few bytes one by one.
 #[inline(always)]
 fn next_backslash(raw: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
     while let Some(chunk) = raw.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\\'));
-        let zeros = word.wrapping_sub(ONES) & !word & HIGH;
+        let zeros = zero_bytes(u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (ONES * u64::from(b'\\')));
         if zeros != 0 {
             return i + zeros.trailing_zeros() as usize / 8;
         }
@@ -274,13 +271,20 @@ pub(super) fn needs_attention(word: u64) -> bool {
 /// bits above the lowest may be false (a borrow), the lowest is exact.
 #[inline(always)]
 pub(super) fn attention_bits(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
-    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
+    let quote = zero_bytes(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_bytes(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
     quote | backslash | control
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of `v` (the classic test): the lowest set bit is exact, bits
+/// above it may be false (a borrow).
+#[inline(always)]
+fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGH
 }
 
 /// Bytes that end a plain run inside a string: the quote, the backslash, control characters.
