@@ -322,12 +322,20 @@ mod tests {
             br#"{"code":400,"messages":"y","message":"x"}"#,
             br#"{ "code":400,"message":"x"}"#,
             br#"{"code":400 ,"message":"x"}"#,
+            // A concrete object's `@type` is skipped, not read: long, escaped, not a string.
+            br#"{"@type":"errorOfAVeryLongNameIndeed","code":400,"message":"x"}"#,
+            br#"{"@type":"err\u006fr","code":400,"message":"x"}"#,
+            br#"{"@type":1,"code":400,"message":"x"}"#,
         ] {
             let mut r = JsonReader::new(input);
             let text = String::from_utf8_lossy(input);
             assert_eq!(Error::read_json(&mut r).unwrap(), expected, "{text}");
             r.finish().unwrap();
         }
+        let mut r = JsonReader::new(br#"{"@type":"e"}"#);
+        assert_eq!(Error::read_json(&mut r).unwrap(), Error::default());
+        let mut r = JsonReader::new(br#"{"@type":"e\x","code":1}"#);
+        assert!(Error::read_json(&mut r).unwrap_err().to_string().contains("escape"));
         let mut r = JsonReader::new(br#"{"code":400,"code":401}"#);
         assert_eq!(Error::read_json(&mut r).unwrap_err().to_string(), "at byte 12: duplicate field `code`");
     }

@@ -22,12 +22,34 @@ impl<'a> JsonReader<'a> {
         if self.leading_type_key()? {
             self.skip_whitespace();
             if self.peek() == Some(b'"') {
-                self.type_name()?;
+                self.skip_type_name()?;
             } else {
                 self.skip_value()?;
             }
         }
         Ok(())
+    }
+
+    /// Consumes an `@type` name that is not needed: scanned as [`Self::type_name`] scans it, a
+    /// word at a time, but not hashed.
+    #[inline]
+    fn skip_type_name(&mut self) -> Result<(), JsonError> {
+        let input = self.input;
+        let mut i = self.pos + 1;
+        while let Some(chunk) = input.get(i..i + 8) {
+            let stops = name_stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+            if stops == 0 {
+                i += 8;
+                continue;
+            }
+            i += stops.trailing_zeros() as usize / 8;
+            if input[i] == b'"' {
+                self.pos = i + 1;
+                return Ok(());
+            }
+            break;
+        }
+        self.name().map(drop)
     }
 
     /// Right after `{`: consumes `"@type":` when the object starts with it, as TDLib writes.
