@@ -413,6 +413,16 @@ impl<'a> TlReader<'a> {
         self.nested(id)
     }
 
+    /// The object of a whole payload, whose constructor `id` was just read: nothing may follow
+    /// it. The generated `Object::from_tl` calls it for each constructor before it wraps the
+    /// value, so the end is checked before the (large) `Object` is built, and built once.
+    #[inline(always)]
+    pub fn read_whole<T: TlObject>(&mut self, id: u32) -> Result<T, TlError> {
+        let value = self.nested(id)?;
+        self.finish()?;
+        Ok(value)
+    }
+
     /// An object field: `None` for `null`. The `null` test is inline where the field is read:
     /// most object fields of TDLib objects are absent, and as a call of its own each paid the
     /// prologue of a frame sized for the object it did not read (callgrind: most of

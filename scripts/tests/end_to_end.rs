@@ -108,11 +108,11 @@ fn violation_kinds(results: &serde_json::Value) -> Vec<String> {
     results["violations"].as_array().map_or(Vec::new(), |v| v.iter().map(|v| v["kind"].as_str().unwrap_or("?").to_string()).collect())
 }
 
-/// Commits `code` inserted at the start of tl's decode, before its reader is made.
+/// Commits `code` inserted at the start of tl's decode, before it reads.
 fn commit_before_tl_read(repo: &Path, code: &str, message: &str) -> Outcome {
     let tl = repo.join("src/codecs/tl.rs");
     let original = std::fs::read_to_string(&tl)?;
-    let anchor = "        let mut reader = TlReader::new(bytes);";
+    let anchor = "        Object::from_tl(bytes)";
     let changed = original.replace(anchor, &format!("{code}{anchor}"));
     ensure!(changed != original, "the anchor in src/codecs/tl.rs moved");
     std::fs::write(&tl, changed)?;

@@ -3,32 +3,35 @@
 //! pointers, since TDLib has no binary null of its own).
 
 use tdbench_models::Object;
-use tdbench_models::tl::{TlReader, TlWriter};
+use tdbench_models::tl::{TlError, TlWriter};
 
 use crate::{Codec, CodecError};
 
 pub struct Tl;
 
+const NAME: &str = "tl";
+
 impl Codec for Tl {
     fn name(&self) -> &'static str {
-        "tl"
+        NAME
     }
 
     fn encode(&self, value: &Object, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let mut writer = TlWriter::new(std::mem::take(out));
         writer.write_object(value);
-        *out = writer.finish().map_err(|e| CodecError::new(self.name(), e.message))?;
+        *out = writer.finish().map_err(|e| CodecError::new(NAME, e.message))?;
         Ok(())
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
-        let mut reader = TlReader::new(bytes);
-        let value = reader.read_object::<Object>();
-        if value.is_ok()
-            && let Err(e) = reader.finish()
-        {
-            return Err(CodecError::at(self.name(), e.offset, e.message));
-        }
-        value.map_err(|e| CodecError::at(self.name(), e.offset, e.message))
+        // Straight into this `Result`: converting the reader's own afterwards moved the whole
+        // `Object` once more.
+        Object::from_tl(bytes)
+    }
+}
+
+impl From<TlError> for CodecError {
+    fn from(e: TlError) -> Self {
+        CodecError::at(NAME, e.offset, e.message)
     }
 }
