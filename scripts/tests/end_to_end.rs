@@ -421,11 +421,10 @@ fn instruction_counts_agree_in_an_a_a_run_and_catch_two_percent() -> Outcome {
     ensure!(counts.len() == 2, "encode and decode counted: {counts:?}");
     ensure!(counts.iter().all(|c| c["change"] == 0.0 && c["baseline"].as_f64().unwrap_or(0.0) > 0.0), "{counts:?}");
 
-    commit_before_tl_read(
-        &repo,
-        "        for i in 0..bytes.len() as u32 / 6 {\n            std::hint::black_box(i);\n        }\n",
-        "more work in tl decode",
-    )?;
+    // Work the decode does not need, about 3% of it: two words kept alive, 10 instructions
+    // against the 327 a `status` decode counted at 3f7f8b4. (A loop over the payload's length
+    // sized it before; when the decode got cheaper it came to 8.8%, outside the window below.)
+    commit_before_tl_read(&repo, "        std::hint::black_box([bytes.len(); 2]);\n", "more work in tl decode")?;
     let output = run(&repo, &["--data", "status", "--serializer", "tl", "--measure", "instructions", "--baseline", "HEAD~1"])?;
     ensure!(output.status.code() == Some(1), "exit {:?}", output.status.code());
     let (_, results) = merge(&repo.join("build"))?;
