@@ -35,7 +35,7 @@ pub const CATEGORIES: &[(&str, &[&str])] = &[
     ("numbers", &["::number::", "dec2flt", "read_i32", "read_i64", "read_u32", "read_f64", "read_bool", "parse_i64"]),
     ("strings", &["::string::", "from_utf8", "memcpy", "memmove", "read_string", "read_byte_slice", "read_bytes"]),
     ("scanning", &["::skip", "::vector::", "read_vector", "memcmp", "spec_extend", "JsonReader::"]),
-    ("dispatch", &["::object::", "read_json", "read_with_id", "read_optional", "read_object", "TdJson", "TlObject", "Codec"]),
+    ("dispatch", &["::object::", "read_json", "read_with_id", "read_optional", "read_object", "from_tl", "TdJson", "TlObject", "Codec"]),
 ];
 
 /// The category a function belongs to, or `other`.
@@ -227,6 +227,7 @@ totals: 200
         assert_eq!(category("tdbench_models::td_json::reader::number::<impl JsonReader>::number_token"), "numbers");
         assert_eq!(category("tdbench_models::tl::TlReader::read_string"), "strings");
         assert_eq!(category("<tdbench_models::generated::Message as tdbench_models::tl::TlObject>::read_with_id"), "dispatch");
+        assert_eq!(category("tdbench_models::generated::Object::from_tl"), "dispatch");
         assert_eq!(category("core::ptr::drop_in_place<tdbench_models::generated::Message>"), "allocation");
         assert_eq!(category("_int_malloc"), "allocation");
         assert_eq!(category("something else"), "other");
