@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod base64;
+mod plain;
 mod reader;
 mod writer;
 

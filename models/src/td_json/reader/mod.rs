@@ -177,19 +177,7 @@ fn describe(byte: u8) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::string::{BLOCK, NEEDS_ATTENTION, block_is_plain, needs_attention};
     use super::*;
-
-    #[test]
-    fn words_that_need_attention() {
-        for byte in 0..=255u8 {
-            for at in 0..8 {
-                let mut word = [b'a'; 8];
-                word[at] = byte;
-                assert_eq!(needs_attention(u64::from_le_bytes(word)), NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
-            }
-        }
-    }
 
     #[test]
     fn a_type_name_hashes_as_name_hash_whatever_its_length_and_what_follows() {
@@ -214,17 +202,6 @@ mod tests {
                 assert_eq!(String::from_utf8(text.clone()).unwrap(), expected, "{json}");
                 assert_eq!(type_name.hash, tl_parser::name_hash(&text), "{json}");
                 assert_eq!(reader.peek(), Some(if json.ends_with("\"}") { b'}' } else { b',' }), "{json}");
-            }
-        }
-    }
-
-    #[test]
-    fn blocks_that_need_attention() {
-        for byte in 0..=255u8 {
-            for at in [0, 1, 15, 16, 31, 32, 63] {
-                let mut block = [b'a'; BLOCK];
-                block[at] = byte;
-                assert_eq!(block_is_plain(&block), !NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
             }
         }
     }

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use crate::td_json::plain::plain_ascii_stops;
+
 use super::{FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, JsonError, JsonReader, TypeKey, TypeName};
 
 impl<'a> JsonReader<'a> {
@@ -37,7 +39,7 @@ impl<'a> JsonReader<'a> {
         let input = self.input;
         let mut i = self.pos + 1;
         while let Some(chunk) = input.get(i..i + 8) {
-            let stops = name_stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+            let stops = plain_ascii_stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
             if stops == 0 {
                 i += 8;
                 continue;
@@ -233,7 +235,7 @@ impl<'a> JsonReader<'a> {
         let mut i = start;
         while let Some(chunk) = input.get(i..i + 8) {
             let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            let stops = name_stops(word);
+            let stops = plain_ascii_stops(word);
             if stops == 0 {
                 hash = tl_parser::name_hash_word(hash, word);
                 i += 8;
@@ -360,11 +362,4 @@ pub(super) fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
         i += 8;
     }
     i == n || word(hay, n - 8) == word(needle, n - 8)
-}
-
-/// The bytes of a word where a plain-ASCII name stops (a quote, a backslash, a control
-/// character, a byte above ASCII), as high bits; the lowest set bit is exact, the only one read.
-#[inline(always)]
-fn name_stops(word: u64) -> u64 {
-    super::string::attention_bits(word) | (word & super::string::HIGH)
 }

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use super::{JsonError, JsonReader, StringToken};
+use crate::td_json::plain::{BLOCK, NEEDS_ATTENTION, ONES, block_is_plain, needs_attention, plain_blocks_from, zero_bytes};
 
 impl<'a> JsonReader<'a> {
     pub fn string(&mut self) -> Result<String, JsonError> {
@@ -83,7 +84,7 @@ impl<'a> JsonReader<'a> {
                 }
                 i += 8;
                 if i - run == 32 {
-                    i = plain_blocks_from(bytes, i);
+                    i = plain_blocks_from(bytes, i, block_is_plain);
                 }
             }
             while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
@@ -219,23 +220,6 @@ fn next_backslash(raw: &[u8], from: usize) -> usize {
     raw[i..].iter().position(|&b| b == b'\\').map_or(raw.len(), |at| i + at)
 }
 
-/// Bytes [`block_is_plain`] checks at once.
-pub(super) const BLOCK: usize = 64;
-
-/// Where the run of plain bytes from `i` stops being a whole number of plain blocks. Out of
-/// line: its vector constants would otherwise be loaded on every call of `scan_string`, for
-/// short strings too (seen: escape-dense text 4.5% slower with the blocks inlined).
-#[inline(never)]
-fn plain_blocks_from(bytes: &[u8], mut i: usize) -> usize {
-    while let Some(block) = bytes.get(i..i + BLOCK) {
-        if !block_is_plain(block.try_into().expect("BLOCK bytes")) {
-            break;
-        }
-        i += BLOCK;
-    }
-    i
-}
-
 /// Where the first `"` in `bytes` is: blocks as [`block_is_plain`] checks them, then bytes.
 fn quote_position(bytes: &[u8]) -> Option<usize> {
     let mut i = 0;
@@ -247,58 +231,6 @@ fn quote_position(bytes: &[u8]) -> Option<usize> {
     }
     bytes[i..].iter().position(|&b| b == b'"').map(|at| i + at)
 }
-
-/// Whether none of `block`'s bytes is a quote, a backslash or a control character: the least,
-/// over the block, of `byte ^ '"'`, `byte ^ '\\'` and `byte - 0x1f` (saturating) is not zero.
-/// Minimums of bytes are what LLVM vectorizes cleanly (SSE2 is x86-64's baseline; no `unsafe`):
-/// about 0.8 instructions per byte against 2.5 for the eight-byte word test, and a few vector
-/// operations a cycle. Only long runs come here: for a short string, a block costs more than
-/// the words it would save.
-#[inline(always)]
-pub(super) fn block_is_plain(block: &[u8; BLOCK]) -> bool {
-    block.iter().fold(u8::MAX, |least, &b| least.min(b ^ b'"').min(b ^ b'\\').min(b.saturating_sub(0x1f))) != 0
-}
-
-/// Whether any of the eight bytes in `word` is a quote, a backslash or a control character
-/// (the classic "has a zero byte" and "has a byte below n" tests: exact about whether there
-/// is one, which is all the caller asks before going byte by byte).
-#[inline(always)]
-pub(super) fn needs_attention(word: u64) -> bool {
-    attention_bits(word) != 0
-}
-
-/// The high bit of each byte of `word` that is a quote, a backslash or a control character;
-/// bits above the lowest may be false (a borrow), the lowest is exact.
-#[inline(always)]
-pub(super) fn attention_bits(word: u64) -> u64 {
-    let quote = zero_bytes(word ^ (ONES * u64::from(b'"')));
-    let backslash = zero_bytes(word ^ (ONES * u64::from(b'\\')));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each zero byte of `v` (the classic test): the lowest set bit is exact, bits
-/// above it may be false (a borrow).
-#[inline(always)]
-fn zero_bytes(v: u64) -> u64 {
-    v.wrapping_sub(ONES) & !v & HIGH
-}
-
-/// Bytes that end a plain run inside a string: the quote, the backslash, control characters.
-pub(super) static NEEDS_ATTENTION: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 /// Hex digit values; 0x10000 for a byte that is not one, so that four digits folded into a u32
 /// exceed u16 whenever any of them is invalid.
