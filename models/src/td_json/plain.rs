@@ -19,9 +19,8 @@ pub fn block_is_plain(block: &[u8; BLOCK]) -> bool {
 /// [`block_is_plain`], and every byte ASCII as well (`0x80 - byte`, saturating, is not zero).
 #[inline(always)]
 pub fn block_is_plain_ascii(block: &[u8; BLOCK]) -> bool {
-    block.iter().fold(u8::MAX, |least, &b| {
-        least.min(b ^ b'"').min(b ^ b'\\').min(b.saturating_sub(0x1f)).min(0x80u8.saturating_sub(b))
-    }) != 0
+    block.iter().fold(u8::MAX, |least, &b| least.min(b ^ b'"').min(b ^ b'\\').min(b.saturating_sub(0x1f)).min(0x80u8.saturating_sub(b)))
+        != 0
 }
 
 /// Whether any of the eight bytes in `word` is a quote, a backslash or a control character
