@@ -309,7 +309,10 @@ pub fn kernels<'a>(
         Implementation::Floor(Floor::ValidatedClone) if keep => vec![Kernel::CloneInto { values, validated: true, store: store() }],
         Implementation::Floor(Floor::Clone) => vec![Kernel::Clone { values }],
         Implementation::Floor(Floor::ValidatedClone) => vec![Kernel::ValidatedClone { values }],
-        Implementation::Floor(Floor::Memcpy) => vec![Kernel::Memcpy { inputs: payloads.iter().map(|p| Placed::new(&p.json)).collect() }],
+        Implementation::Floor(Floor::Memcpy(of)) => {
+            let codec = registry::codec(of.codec).expect("a memcpy floor names a registered codec");
+            vec![Kernel::Memcpy { inputs: values.iter().map(|v| Placed::new(&encode_with(codec, v))).collect() }]
+        }
         Implementation::Tdlib { codec, .. } => {
             let client = client.expect("a TDLib client for a TDLib implementation");
             let calls = values.iter().map(|v| EchoCall::new(v)).collect::<Result<Vec<_>, _>>()?;
@@ -350,8 +353,8 @@ pub fn check_round_trips(kernels: &[Kernel], buffer: &mut Vec<u8>) -> Result<(),
 }
 
 /// What a kernel produces, checkable: the hash of every payload's output, so baseline and
-/// current can be shown to have done the same work, its mean size, and for an encode (or the
-/// `memcpy` floor's TDLib JSON) its compressed sizes.
+/// current can be shown to have done the same work, its mean size, and for an encode (or a
+/// `memcpy` floor's copy) its compressed sizes.
 #[derive(Debug, Clone)]
 pub struct Produced {
     pub proof: Proof,

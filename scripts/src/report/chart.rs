@@ -185,9 +185,14 @@ fn titled<'a>(path: &'a Path, figures: &Figures, what: &str) -> Result<DrawingAr
 /// `throughput.png`: how many times faster than `json`, encode and decode panels.
 pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
     let root = titled(path, figures, "times faster than json (log scale)")?;
-    let implementations = &figures.implementations;
+    // One copy floor is enough for scale: the per-format copies are what each encoder's `vs
+    // floor` cell in the tables divides by, not a bar of their own beside json's.
+    let implementations: &Vec<String> =
+        &figures.implementations.iter().filter(|i| !figures.is_copy_floor(i) || *i == "memcpy").cloned().collect();
     let speedup = |operation: Operation| {
-        move |lane: &str, implementation: &str| (figures.speedup(lane, implementation, operation), has_operation(implementation, operation))
+        move |lane: &str, implementation: &str| {
+            (figures.speedup(lane, implementation, operation), figures.has_operation(implementation, operation))
+        }
     };
     let values = figures.lanes.iter().flat_map(|l| {
         implementations.iter().flat_map(move |i| [Operation::Encode, Operation::Decode].map(|op| figures.speedup(l, i, op))).flatten()
@@ -211,9 +216,13 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
 /// compressed alone with gzip (level 6) and zstd (level 3): what a message weighs on the wire.
 pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
     let root = titled(path, figures, "encoded size per payload ÷ json's uncompressed size (log scale)")?;
-    // Formats only: the floors encode nothing of their own (`memcpy` copies json's bytes).
-    let formats: Vec<String> =
-        figures.implementations.iter().filter(|i| has_operation(i, Operation::Encode) && *i != "memcpy").cloned().collect();
+    // Formats only: the floors encode nothing of their own (a `memcpy` floor copies a format's bytes).
+    let formats: Vec<String> = figures
+        .implementations
+        .iter()
+        .filter(|i| figures.has_operation(i, Operation::Encode) && !figures.is_copy_floor(i))
+        .cloned()
+        .collect();
     let share = |size: fn(super::Cell) -> Option<f64>| {
         move |lane: &str, implementation: &str| {
             let json = figures.cell(lane, "json", Operation::Encode).map(|c| c.encoded_bytes);
@@ -249,11 +258,6 @@ pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
         range,
     )?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
-}
-
-/// Floors have one operation each: no `n/a` for the other.
-fn has_operation(implementation: &str, operation: Operation) -> bool {
-    !matches!((implementation, operation), ("clone" | "validated-clone", Operation::Encode) | ("memcpy", Operation::Decode))
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ pub fn render(figures: &Figures) -> String {
     writeln!(
         out,
         "Size: mean encoded bytes per payload; gzip · zstd: the same, each payload's encoding compressed alone (gzip -6, what MTProto's `gzip_packed` carries; zstd -3); `size.png` draws them against `json`'s. MB/s and messages/s from ns/op. `vs json`: how many times faster than \
-         `json` (encode / decode). `vs floor`: encode ÷ `memcpy`, decode ÷ `clone` (÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do) — how far from what no format can beat.\n"
+         `json` (encode / decode). `vs floor`: encode ÷ a `memcpy` of the bytes that encoder writes (`memcpy` copies TDLib JSON, the floor of `json`, `json-td` and `json-value`; `memcpy-tl` copies `tl`'s bytes, and so on), decode ÷ `clone` (÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do) — how far from what no format can beat.\n"
     )
     .unwrap();
     let instructions = figures.has_instructions();
@@ -132,11 +132,11 @@ pub fn render(figures: &Figures) -> String {
                     }
                 })
             };
-            let floor = |op: Operation, floor: &str| {
+            let floor = |op: Operation, floor: Option<Cell>| {
                 let this = figures.cell(lane, implementation, op)?;
-                let floor = figures.cell(lane, floor, op)?;
-                Some(times(this.ns_per_op / floor.ns_per_op))
+                Some(times(this.ns_per_op / floor?.ns_per_op))
             };
+            let decode_floor = |name: &str| floor(Operation::Decode, figures.cell(lane, name, Operation::Decode));
             let counted = |c: Option<Cell>| c.and_then(|c| c.instructions_per_op).map_or("–".to_string(), |n| format!("{n:.0}"));
             let instruction_cell = if instructions { format!(" {} |", pair(counted(e), counted(d))) } else { String::new() };
             writeln!(
@@ -152,8 +152,8 @@ pub fn render(figures: &Figures) -> String {
                 pair(show(e, &|c| format!("{:.0}", c.bytes_per_op)), show(d, &|c| format!("{:.0}", c.bytes_per_op))),
                 pair(vs_json(Operation::Encode), vs_json(Operation::Decode)),
                 pair(
-                    floor(Operation::Encode, "memcpy").unwrap_or("–".into()),
-                    match (floor(Operation::Decode, "clone"), floor(Operation::Decode, "validated-clone")) {
+                    floor(Operation::Encode, figures.encode_floor(lane, implementation)).unwrap_or("–".into()),
+                    match (decode_floor("clone"), decode_floor("validated-clone")) {
                         (Some(plain), Some(validated)) => format!("{plain} ({validated})"),
                         (plain, _) => plain.unwrap_or("–".into()),
                     }

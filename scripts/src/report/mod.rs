@@ -102,6 +102,35 @@ impl<'a> Figures<'a> {
         self.cells.get(&(lane.to_string(), implementation.to_string(), operation)).copied()
     }
 
+    /// Whether the catalog says `implementation` measures `operation` (floors have one each:
+    /// no `n/a` for the other). An implementation missing from the catalog is assumed to.
+    pub fn has_operation(&self, implementation: &str, operation: Operation) -> bool {
+        self.results.provenance.catalog.iter().find(|i| i.name == implementation).is_none_or(|i| i.operations.contains(&operation))
+    }
+
+    /// Whether `implementation` is a floor that copies bytes (one of the `memcpy` floors): an
+    /// encode-only floor in the catalog.
+    pub fn is_copy_floor(&self, implementation: &str) -> bool {
+        self.results
+            .provenance
+            .catalog
+            .iter()
+            .any(|i| i.name == implementation && i.kind == ImplementationKind::Floor && i.operations == [Operation::Encode])
+    }
+
+    /// The copy an encode is held against: the `memcpy` floor that copies exactly as many bytes
+    /// as this implementation writes on `lane` (`memcpy-tl` for `tl`, `memcpy` of TDLib JSON
+    /// for the TDLib JSON codecs). None when no floor copies that many: a copy of other bytes
+    /// is no floor for this encoder.
+    pub fn encode_floor(&self, lane: &str, implementation: &str) -> Option<Cell> {
+        let written = self.cell(lane, implementation, Operation::Encode)?.encoded_bytes;
+        self.implementations
+            .iter()
+            .filter(|floor| self.is_copy_floor(floor))
+            .filter_map(|floor| self.cell(lane, floor, Operation::Encode))
+            .find(|copy| copy.encoded_bytes == written)
+    }
+
     /// How many times faster than `json` (above 1: faster).
     pub fn speedup(&self, lane: &str, implementation: &str, operation: Operation) -> Option<f64> {
         self.speedup_interval(lane, implementation, operation).map(|r| r.estimate)
@@ -202,6 +231,53 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::{fixture, judge};
+    use crate::plan::{Entry, lane_slots};
+    use tdbench_contract::{ImplementationInfo, Measure, Stage};
+
+    /// The fixture's run with two copy floors: `memcpy` copying 150 bytes a payload (as TDLib
+    /// JSON would) and `memcpy-tl` copying 60, as many as `tl` writes.
+    fn with_copy_floors() -> Results {
+        let mut plan = fixture::plan(Measure::Time);
+        let entries: Vec<Entry> = ["tl", "clone", "memcpy", "memcpy-tl"]
+            .iter()
+            .map(|name| Entry { implementation: name.to_string(), roles: vec![Role::Baseline, Role::Current] })
+            .collect();
+        for name in ["memcpy", "memcpy-tl"] {
+            plan.implementations.push(name.into());
+            plan.catalog.push(ImplementationInfo {
+                name: name.into(),
+                kind: ImplementationKind::Floor,
+                lanes: vec!["status".into()],
+                operations: vec![Operation::Encode],
+            });
+        }
+        plan.slots = lane_slots("status", &entries, plan.settings.rounds, 0, Stage::Screen);
+        let mut samples = fixture::samples(&plan);
+        for sample in samples.iter_mut().filter(|s| s.implementation == "memcpy") {
+            sample.operations[0].encoded_bytes = 150.0;
+        }
+        judge(&plan, samples, Vec::new())
+    }
+
+    #[test]
+    fn an_encode_is_held_against_a_copy_of_as_many_bytes_as_it_writes() {
+        let results = with_copy_floors();
+        let figures = Figures::of(&results);
+        assert!(figures.is_copy_floor("memcpy") && figures.is_copy_floor("memcpy-tl"));
+        assert!(!figures.is_copy_floor("clone") && !figures.is_copy_floor("tl"));
+        let floor = figures.encode_floor("status", "tl").expect("memcpy-tl copies tl's 60 bytes");
+        assert_eq!(floor.encoded_bytes, 60.0);
+        // Change what tl writes and no floor copies as many: no figure rather than a wrong one.
+        let mut results = with_copy_floors();
+        for sample in results.samples.iter_mut().filter(|s| s.implementation == "tl") {
+            sample.operations[0].encoded_bytes = 61.0;
+        }
+        assert!(Figures::of(&results).encode_floor("status", "tl").is_none());
+        // Floors have one operation each, codecs both.
+        assert!(figures.has_operation("tl", Operation::Decode) && figures.has_operation("memcpy-tl", Operation::Encode));
+        assert!(!figures.has_operation("memcpy-tl", Operation::Decode) && !figures.has_operation("clone", Operation::Encode));
+    }
 
     #[test]
     fn a_ratio_interval_holds_its_estimate_and_widens_with_the_spread() {
