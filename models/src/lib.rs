@@ -7,7 +7,7 @@
 //! Object fields are `Option` (TDLib pointers can be null); vector elements are not.
 //!
 //! The runtime modules hold what the generated code needs per format: [`tl`] (binary TL
-//! primitives), [`td_json`] (the serde-free TDLib JSON reader and writer), [`proto`] (protobuf oneof glue for prost), [`validated`] (the validated-clone floor), [`serde_support`] (TDLib JSON's quoted
+//! primitives), [`td_json`] (the serde-free TDLib JSON reader and writer), [`proto`] (protobuf oneof glue for prost), [`validated`] (the validated-clone floor), [`utf8`] (the UTF-8 check all of them share), [`serde_support`] (TDLib JSON's quoted
 //! int64 and base64 bytes), and [`absent_type!`] for types the schema references but leaves out.
 
 // The models and every format's glue, generated or not, are safe Rust.
@@ -19,6 +19,7 @@ pub mod proto;
 pub mod serde_support;
 pub mod td_json;
 pub mod tl;
+pub mod utf8;
 pub mod validated;
 
 /// The generated models. Never edited by hand: change the schema or `tl-gen` instead. Lints are

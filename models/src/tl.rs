@@ -384,7 +384,7 @@ impl<'a> TlReader<'a> {
         if bytes.is_empty() {
             return Ok(String::new());
         }
-        match std::str::from_utf8(bytes) {
+        match crate::utf8::check(bytes) {
             Ok(text) => Ok(text.to_owned()),
             Err(e) => Err(TlError { offset: start, message: format!("string is not UTF-8: {e}") }),
         }

@@ -23,7 +23,7 @@ impl<T: ValidatedClone> ValidatedClone for Box<T> {
 /// `String` is UTF-8 already: the check is the cost being measured, and it cannot fail.)
 #[inline]
 pub fn string(text: &str) -> String {
-    match std::str::from_utf8(text.as_bytes()) {
+    match crate::utf8::check(text.as_bytes()) {
         Ok(checked) => checked.to_owned(),
         Err(_) => unreachable!("a String holds UTF-8"),
     }

@@ -22,7 +22,7 @@ impl<'a> JsonReader<'a> {
             return Ok(String::new());
         }
         let raw = &self.input[token.start..token.end];
-        match std::str::from_utf8(raw) {
+        match crate::utf8::check(raw) {
             Ok(text) => Ok(text.to_owned()),
             Err(e) => Err(self.error_at(token.start + e.valid_up_to(), "invalid UTF-8 in a string")),
         }
@@ -199,7 +199,7 @@ impl<'a> JsonReader<'a> {
         let input: &'a [u8] = self.input;
         let raw = &input[token.start..token.end];
         if !raw.is_ascii() {
-            std::str::from_utf8(raw).map_err(|e| self.error_at(token.start + e.valid_up_to(), "invalid UTF-8 in a string"))?;
+            crate::utf8::check(raw).map_err(|e| self.error_at(token.start + e.valid_up_to(), "invalid UTF-8 in a string"))?;
         }
         Ok(raw)
     }
