@@ -33,7 +33,7 @@ pub const CATEGORIES: &[(&str, &[&str])] = &[
         ],
     ),
     ("numbers", &["::number::", "dec2flt", "read_i32", "read_i64", "read_u32", "read_f64", "read_bool", "read_run", "parse_i64"]),
-    ("strings", &["::string::", "from_utf8", "memcpy", "memmove", "read_string", "read_byte_slice", "read_bytes"]),
+    ("strings", &["::string::", "from_utf8", "validate_utf8", "memcpy", "memmove", "read_string", "read_byte_slice", "read_bytes"]),
     ("scanning", &["::skip", "::vector::", "read_vector", "memcmp", "spec_extend", "JsonReader::"]),
     (
         "dispatch",
@@ -240,6 +240,7 @@ totals: 200
         assert_eq!(category("tdbench_models::td_json::reader::string::<impl JsonReader>::scan_string"), "strings");
         assert_eq!(category("tdbench_models::td_json::reader::number::<impl JsonReader>::number_token"), "numbers");
         assert_eq!(category("tdbench_models::tl::TlReader::read_string"), "strings");
+        assert_eq!(category("simdutf8::implementation::x86::avx2::validate_utf8_basic"), "strings");
         assert_eq!(category("<tdbench_models::generated::Message as tdbench_models::tl::TlObject>::read_with_id"), "dispatch");
         assert_eq!(category("tdbench_models::generated::Object::from_tl"), "dispatch");
         // A present optional object's constructor and a run of fixed-width fields: together
