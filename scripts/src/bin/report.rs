@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use tdbench_scripts::results::Results;
 
-/// Writes README.md, throughput.png and the published results.json into --out from
+/// Writes README.md, throughput.png, size.png and the published results.json into --out from
 /// RUN_DIR/results.json (a run's whole results, or a published copy).
 #[derive(Parser)]
 #[command(name = "report", after_help = "Exit status: 0 written, 2 unreadable results or unwritable folder.")]

@@ -11,11 +11,14 @@ use tdbench_contract::Operation;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::Figures;
 
 const WIDTH: u32 = 1600;
 const HEIGHT: u32 = 1000;
+/// The row under the title that holds the legend.
+const LEGEND_HEIGHT: u32 = 32;
 
 fn colour(implementation: &str, index: usize) -> RGBColor {
     match implementation {
@@ -66,7 +69,6 @@ struct Panel<'a> {
     value: Figure<'a>,
     /// The figure's 95% interval, drawn as an outlined box around the bar's end.
     interval: Option<Interval<'a>>,
-    legend: bool,
 }
 
 /// An implementation's interval on a lane, when it has one.
@@ -103,7 +105,10 @@ fn draw_panel<DB: DrawingBackend>(
         .y_desc(panel.y_desc)
         .y_label_style(("sans-serif", 15))
         .y_label_formatter(&|y| {
-            if *y >= 10.0 {
+            if !is_one_two_or_five(*y) {
+                // Every step of a decade has its line; labelled, 0.6–0.9 ran into each other.
+                String::new()
+            } else if *y >= 10.0 {
                 format!("{y:.0}×")
             } else if *y >= 0.1 {
                 format!("{y:.1}×")
@@ -124,10 +129,7 @@ fn draw_panel<DB: DrawingBackend>(
                 Some(Rectangle::new([(x, low), (x + 1, value)], colour.filled()))
             })
             .collect();
-        let series = chart.draw_series(bars).map_err(|e| err(&e))?;
-        if panel.legend {
-            series.label(implementation.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
-        }
+        chart.draw_series(bars).map_err(|e| err(&e))?;
         if let Some(interval) = panel.interval {
             let boxes: Vec<Rectangle<(i32, f64)>> = lanes
                 .iter()
@@ -152,17 +154,38 @@ fn draw_panel<DB: DrawingBackend>(
     chart
         .draw_series(std::iter::once(PathElement::new(vec![(0, 1.0), ((lanes.len() * slots) as i32, 1.0)], BLACK.stroke_width(1))))
         .map_err(|e| err(&e))?;
-    if panel.legend {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// The key, one row across the top of the picture: inside a panel it hid the first lane's bars.
+fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, implementations: &[String]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("drawing the legend: {e}");
+    let font = TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let (width, height) = area.dim_in_pixel();
+    let swatch = 14;
+    let gap = 24;
+    let widths: Vec<u32> = implementations
+        .iter()
+        .map(|name| area.estimate_text_size(name, &font).map(|(w, _)| swatch + 6 + w))
+        .collect::<Result<_, _>>()
+        .map_err(|e| err(&e))?;
+    let total = widths.iter().sum::<u32>() + gap * widths.len().saturating_sub(1) as u32;
+    let mut x = width.saturating_sub(total) as i32 / 2;
+    let y = height as i32 / 2;
+    for (index, (name, w)) in implementations.iter().zip(widths).enumerate() {
+        let colour = colour(name, index);
+        area.draw(&Rectangle::new([(x, y - 7), (x + swatch as i32, y + 7)], colour.filled())).map_err(|e| err(&e))?;
+        let text = Text::new(name.as_str(), (x + swatch as i32 + 6, y), font.clone());
+        area.draw(&text).map_err(|e| err(&e))?;
+        x += (w + gap) as i32;
     }
     Ok(())
+}
+
+/// Whether `y` is 1, 2 or 5 times a power of ten: the axis labels of a log scale.
+fn is_one_two_or_five(y: f64) -> bool {
+    let mantissa = y / 10f64.powf(y.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().any(|m| (mantissa - m).abs() < 1e-6 * m)
 }
 
 /// The log axis's ends around `values` (and 1), with room above and below.
@@ -180,6 +203,17 @@ fn titled<'a>(path: &'a Path, figures: &Figures, what: &str) -> Result<DrawingAr
         figures.results.provenance.machine.as_ref().map_or("unknown machine".to_string(), |m| format!("{}, {} cores", m.cpu, m.cores));
     let title = format!("tdbench — {what} — {machine} — {}", date(figures.results.provenance.merged_at_unix));
     root.titled(&title, ("sans-serif", 26)).map_err(|e| err(&e))
+}
+
+/// Below the title: the legend's row, then `panels` panels of equal height.
+fn keyed_panels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    implementations: &[String],
+    panels: usize,
+) -> Result<Vec<DrawingArea<DB, plotters::coord::Shift>>, String> {
+    let (key, body) = root.split_vertically(LEGEND_HEIGHT);
+    draw_legend(&key, implementations)?;
+    Ok(body.split_evenly((panels, 1)))
 }
 
 /// `throughput.png`: how many times faster than `json`, encode and decode panels.
@@ -205,10 +239,10 @@ pub fn draw(figures: &Figures, path: &Path) -> Result<(), String> {
         }
     };
     let (encode_interval, decode_interval) = (interval(Operation::Encode), interval(Operation::Decode));
-    let panels = root.split_evenly((2, 1));
-    let panel = |caption, value, interval, legend| Panel { caption, y_desc: "× json", value, interval: Some(interval), legend };
-    draw_panel(&panels[0], figures, implementations, &panel("encode", &encode, &encode_interval, true), range)?;
-    draw_panel(&panels[1], figures, implementations, &panel("decode", &decode, &decode_interval, false), range)?;
+    let panels = keyed_panels(&root, implementations, 2)?;
+    let panel = |caption, value, interval| Panel { caption, y_desc: "× json", value, interval: Some(interval) };
+    draw_panel(&panels[0], figures, implementations, &panel("encode", &encode, &encode_interval), range)?;
+    draw_panel(&panels[1], figures, implementations, &panel("decode", &decode, &decode_interval), range)?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 
@@ -235,33 +269,25 @@ pub fn draw_sizes(figures: &Figures, path: &Path) -> Result<(), String> {
     let zstd = share(|c| c.compressed.map(|z| z.zstd_bytes));
     let values = figures.lanes.iter().flat_map(|l| formats.iter().flat_map(move |i| [raw(l, i).0, gzip(l, i).0, zstd(l, i).0]).flatten());
     let range = log_range(values.collect::<Vec<_>>().into_iter());
-    let panels = root.split_evenly((3, 1));
-    draw_panel(
-        &panels[0],
-        figures,
-        &formats,
-        &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, interval: None, legend: true },
-        range,
-    )?;
-    draw_panel(
-        &panels[1],
-        figures,
-        &formats,
-        &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, interval: None, legend: false },
-        range,
-    )?;
-    draw_panel(
-        &panels[2],
-        figures,
-        &formats,
-        &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, interval: None, legend: false },
-        range,
-    )?;
+    let panels = keyed_panels(&root, &formats, 3)?;
+    draw_panel(&panels[0], figures, &formats, &Panel { caption: "as encoded", y_desc: "÷ json", value: &raw, interval: None }, range)?;
+    draw_panel(&panels[1], figures, &formats, &Panel { caption: "gzip -6", y_desc: "÷ json", value: &gzip, interval: None }, range)?;
+    draw_panel(&panels[2], figures, &formats, &Panel { caption: "zstd -3", y_desc: "÷ json", value: &zstd, interval: None }, range)?;
     root.present().map_err(|e| format!("drawing {}: {e}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_log_axis_labels_one_two_and_five() {
+        for y in [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0, 0.3 - 0.1] {
+            assert!(super::is_one_two_or_five(y), "{y}");
+        }
+        for y in [0.03, 0.3, 0.6, 0.9, 3.0, 7.0, 40.0, 1.5] {
+            assert!(!super::is_one_two_or_five(y), "{y}");
+        }
+    }
+
     #[test]
     fn dates() {
         assert_eq!(super::date(0), "1970-01-01");
