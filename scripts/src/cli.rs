@@ -14,7 +14,8 @@ merges and gates the samples, and writes everything to the output folder.";
 const AFTER: &str = "\
 Publishing: a run writes its report into OUTPUT/report. Only the full default run (every lane,
 every implementation, default settings) or a run given --publish also writes the published
-report/ (README.md, throughput.png, the published results.json), and only when the gate passed.
+report/ (README.md, throughput.png, size.png, the published results.json; the full default run
+also its in-app.md and in-app.json), and only when the gate passed.
 
 Exit status: 0 pass, 1 regression or violation (or a crashed worker), 2 usage or environment
 error (a bad value, a tree that does not build, a missing tool, a busy output folder).";
