@@ -132,9 +132,10 @@ pub fn render(figures: &Figures) -> String {
                     }
                 })
             };
+            // None when either has no time (a counted run): no ratio rather than `NaN×`.
             let floor = |op: Operation, floor: Option<Cell>| {
                 let this = figures.cell(lane, implementation, op)?;
-                Some(times(this.ns_per_op / floor?.ns_per_op))
+                Some(this.ns_per_op / floor?.ns_per_op).filter(|r| r.is_finite()).map(times)
             };
             let decode_floor = |name: &str| floor(Operation::Decode, figures.cell(lane, name, Operation::Decode));
             let counted = |c: Option<Cell>| c.and_then(|c| c.instructions_per_op).map_or("–".to_string(), |n| format!("{n:.0}"));

@@ -279,6 +279,18 @@ mod tests {
         assert!(!figures.has_operation("memcpy-tl", Operation::Decode) && !figures.has_operation("clone", Operation::Encode));
     }
 
+    /// A counted run (`--measure instructions`) has no times to divide: its floor column says
+    /// so with a dash, not `NaN×`.
+    #[test]
+    fn a_counted_run_divides_no_times() {
+        let plan = fixture::plan(Measure::Instructions);
+        let results = judge(&plan, fixture::samples(&plan), Vec::new());
+        let text = render(&Figures::of(&results));
+        let row = text.lines().find(|l| l.starts_with("| tl | 60 |")).expect("tl's row");
+        assert!(!text.contains("NaN"), "{row}");
+        assert!(row.contains("| – · – |"), "{row}");
+    }
+
     #[test]
     fn a_ratio_interval_holds_its_estimate_and_widens_with_the_spread() {
         assert_eq!(bootstrap(Vec::new()), None);
