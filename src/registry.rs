@@ -104,12 +104,12 @@ impl Implementation {
     }
 
     /// The operations its worker measures, in the order it measures them.
-    pub fn operations(&self) -> Vec<Operation> {
+    pub fn operations(&self) -> &'static [Operation] {
         match self {
-            Implementation::Codec(_) => vec![Operation::Encode, Operation::Decode],
-            Implementation::Floor(Floor::Clone | Floor::ValidatedClone) => vec![Operation::Decode],
-            Implementation::Floor(Floor::Memcpy(_)) => vec![Operation::Encode],
-            Implementation::Tdlib { .. } => vec![Operation::RoundTrip, Operation::EmptyCall],
+            Implementation::Codec(_) => &[Operation::Encode, Operation::Decode],
+            Implementation::Floor(Floor::Clone | Floor::ValidatedClone) => &[Operation::Decode],
+            Implementation::Floor(Floor::Memcpy(_)) => &[Operation::Encode],
+            Implementation::Tdlib { .. } => &[Operation::RoundTrip, Operation::EmptyCall],
         }
     }
 }
@@ -128,9 +128,18 @@ pub fn codec(name: &str) -> Option<&'static dyn Codec> {
     CODECS.iter().copied().find(|c| c.name() == name)
 }
 
+/// Looks an implementation up by name without allocating: the counter looks names up between
+/// counts, where an allocation would move every later count's buffers.
+pub fn find(name: &str) -> Option<Implementation> {
+    let codecs = CODECS.iter().map(|&c| Implementation::Codec(c));
+    let floors = Floor::ALL.into_iter().map(Implementation::Floor);
+    let tdlib = TDLIB.iter().map(|&(name, codec)| Implementation::Tdlib { name, codec });
+    codecs.chain(floors).chain(tdlib).find(|i| i.name() == name)
+}
+
 /// Looks an implementation up by name; the error lists the valid names.
 pub fn implementation(name: &str) -> Result<Implementation, String> {
-    implementations().into_iter().find(|i| i.name() == name).ok_or_else(|| {
+    find(name).ok_or_else(|| {
         let names: Vec<_> = implementations().iter().map(|i| i.name()).collect();
         format!("unknown implementation `{name}`; valid: {}", names.join(", "))
     })

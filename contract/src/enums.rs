@@ -32,8 +32,10 @@ macro_rules! words {
 }
 
 words! {
-    /// What a worker measures: wall-clock batches, instruction counts under callgrind, or both.
-    Measure { Time = "time", Instructions = "instructions", Both = "both" }
+    /// What a run measures: `both` counts every comparison (instructions and allocations, both
+    /// trees) and then times what the counts say changed, the rest with a light backstop;
+    /// `time` times every comparison in full (no valgrind needed); `instructions` counts only.
+    Measure { Both = "both", Time = "time", Instructions = "instructions" }
 }
 
 impl Measure {
@@ -78,7 +80,9 @@ words! {
 words! {
     /// Which samples a latency verdict comes from.
     Stage {
-        /// The rounds every comparison gets.
+        /// The counts every comparison gets first: instructions and allocations, both trees.
+        Count = "count",
+        /// The rounds every timed comparison gets.
         Screen = "screen",
         /// Fresh rounds for the comparisons the screen found slower.
         Confirm = "confirm",
@@ -88,7 +92,11 @@ words! {
 words! {
     /// One comparison's verdict.
     Verdict {
+        /// Gated and not slower: by time, at the threshold it was held to.
         Pass = "pass",
+        /// Equal instruction counts and profiles in both trees: the same machine code did the
+        /// same work, decided without timing (a timed backstop still fails a large slowdown).
+        Unchanged = "unchanged",
         Regression = "regression",
         /// Passes, but could not have caught a slowdown of the threshold's size (80% power):
         /// the comparison says what it could have caught. A failure under `--strict`.

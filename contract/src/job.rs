@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::enums::{Measure, Operation, Role};
+use crate::enums::{Operation, Role};
 
 /// Operations counted per allocation pass by default. Counts are exact, so one pass over a
 /// lane's payloads says all there is: 48 is one whole pass over the largest lane (`mix`) and
@@ -24,14 +24,10 @@ pub const ALLOCATION_ITERATIONS: u64 = 48;
 /// 0.80% against 1.29%.
 pub const BATCH_US: u64 = 1000;
 
-/// How a worker measures. Every worker of a run gets the same settings, and the gate refuses
-/// a sample whose settings are not the plan's.
+/// How a worker (and a counter) measures. Every process of a run gets the same settings, and
+/// the gate refuses a sample whose settings are not the plan's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Args)]
 pub struct Settings {
-    /// time (wall-clock batches), instructions (a fixed loop counted under valgrind's
-    /// callgrind: exact and repeatable, blind to cache, allocator and latency effects) or both
-    #[arg(long, value_enum, default_value_t = Measure::Time)]
-    pub measure: Measure,
     /// Timed phase of each worker, in ms
     //
     // Why 100 and not longer: in A/A in-process pairs here, pairs spread across processes 2–5
@@ -68,7 +64,6 @@ fn one() -> u64 {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            measure: Measure::Time,
             duration_ms: 100,
             warmup_ms: 30,
             batch_us: BATCH_US,
@@ -90,8 +85,6 @@ impl Settings {
             self.batch_us.to_string(),
             "--allocation-iterations".into(),
             self.allocation_iterations.to_string(),
-            "--measure".into(),
-            self.measure.to_string(),
             "--instruction-cycles".into(),
             self.instruction_cycles.to_string(),
         ]
@@ -225,7 +218,7 @@ mod tests {
             corpus_dir: "/x/corpus".into(),
             tree: ".".into(),
             operation: Some(Operation::Decode),
-            settings: Settings { measure: Measure::Both, duration_ms: 20, ..Settings::default() },
+            settings: Settings { duration_ms: 20, ..Settings::default() },
         };
         let parsed = Cli::try_parse_from(std::iter::once("worker".to_string()).chain(job.to_args())).unwrap();
         assert_eq!(parsed.job, job);
@@ -263,8 +256,7 @@ mod tests {
     fn values_out_of_range_are_refused() {
         let parse = |extra: &[&str]| Cli::try_parse_from(["worker", "--implementation", "tl", "--lane", "status"].iter().chain(extra));
         assert!(parse(&[]).is_ok());
-        for bad in
-            [["--duration-ms", "0"], ["--allocation-iterations", "0"], ["--measure", "wall"], ["--role", "other"], ["--sample", "-1"]]
+        for bad in [["--duration-ms", "0"], ["--allocation-iterations", "0"], ["--batch-us", "0"], ["--role", "other"], ["--sample", "-1"]]
         {
             assert!(parse(&bad).is_err(), "{bad:?} accepted");
         }

@@ -11,7 +11,9 @@
 //! JSON is the same as it was when these were strings, so results of earlier workers still
 //! read.
 
+pub mod callgrind;
 mod catalog;
+mod count;
 mod enums;
 mod in_app;
 mod job;
@@ -19,6 +21,7 @@ pub mod library;
 mod result;
 
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
+pub use count::CountJob;
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
 pub use in_app::{DecodePass, IN_APP_SCHEMA_VERSION, InAppResult, Lateness, StoreSummary, StreamSummary};
 pub use job::{Job, PairedJob, Settings};

@@ -32,6 +32,9 @@ pub struct WorkerResult {
     /// the side that times its decodes the same way without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planted_decode_percent: Option<f64>,
+    /// From a count (`counter`): instructions and allocations of every operation, no time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
 }
 
 /// What the `paired` harness prints: one result per tree, from one process.
@@ -100,8 +103,13 @@ pub struct OperationResult {
     pub iterations: u64,
     pub allocations_per_op: f64,
     pub bytes_per_op: f64,
-    /// Under `--measure instructions` or `both`: instructions per operation of the measured loop.
+    /// In a count: instructions per operation of the measured loop.
     pub instructions_per_op: Option<f64>,
+    /// In a count: SHA-256 of the counted loop's instructions per function
+    /// ([`crate::callgrind::profile_text`]). Equal totals and equal profiles in two trees: the
+    /// same functions did the same work, so the machine code that ran did not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_profile: Option<String>,
     /// For an encode: mean bytes per payload of its encoding compressed on its own (what a
     /// compressed message would carry). Absent from decodes and from workers older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,10 +6,15 @@ use std::path::PathBuf;
 use clap::Parser;
 use tdbench_contract::{Measure, Settings};
 
+use crate::plan::Build;
+
 const ABOUT: &str = "\
-Builds the baseline (a git worktree) and the current tree, runs every implementation on every
-selected lane, each worker in its own fresh process in balanced order (A B ... then ... B A),
-merges and gates the samples, and writes everything to the output folder.";
+Builds the baseline (a git worktree) and the current tree with one codegen unit, counts every
+comparison's instructions and allocations in both trees first, then times the comparisons whose
+counts changed (and the rest with a light backstop), each worker in its own fresh process in
+balanced order (A B ... then ... B A), merges and gates the samples, and writes everything to
+the output folder. A comparison whose counts are equal in both trees ran the same machine code:
+it is unchanged.";
 
 const AFTER: &str = "\
 Publishing: a run writes its report into OUTPUT/report. Only the full default run (every lane,
@@ -18,7 +23,8 @@ report/ (README.md, throughput.png, size.png, the published results.json; the fu
 also its in-app.md and in-app.json), and only when the gate passed.
 
 Exit status: 0 pass, 1 regression or violation (or a crashed worker), 2 usage or environment
-error (a bad value, a tree that does not build, a missing tool, a busy output folder).";
+error (a bad value, a tree that does not build, a missing tool, a busy output folder), 3 under
+--ci: passed, but a comparison whose counts changed could not be gated at the threshold.";
 
 #[derive(Debug, Clone, Parser)]
 #[command(name = "./run.sh", about = ABOUT, after_help = AFTER, args_override_self = true)]
@@ -36,29 +42,50 @@ pub struct Options {
     /// Where the baseline worktree lives
     #[arg(long, value_name = "DIR", default_value = "baseline/tree")]
     pub baseline_worktree: PathBuf,
+    /// How the baseline tree's measured binaries are built: the measurement build both trees
+    /// get by default (one codegen unit: each function's code depends on its own source), or
+    /// the tree's own release profile — with `--baseline HEAD`, a run that measures what the
+    /// measurement build does to every figure (a diagnostic: its differences are the build's)
+    #[arg(long, value_enum, value_name = "BUILD", default_value = "measurement")]
+    pub baseline_build: Build,
     /// Compare formats only: no baseline, no gate
     #[arg(long)]
     pub no_baseline: bool,
+    /// both: count every comparison in both trees first (instructions under valgrind, and
+    /// allocations), then time the ones whose counts changed with the run's budget and the rest
+    /// with a light backstop; time: time every comparison in full (no valgrind needed);
+    /// instructions: count only, failing on more than --threshold more instructions
+    #[arg(long, value_enum, default_value_t = Measure::Both)]
+    pub measure: Measure,
     #[command(flatten)]
     pub settings: Settings,
-    /// Rounds; each runs every worker twice, forward then reversed, giving 2 pairs per
-    /// comparison [default: 4; 1 under --measure instructions, whose counts do not vary]
+    /// Rounds of the first look at a comparison whose counts changed (and at every one under
+    /// --measure time, and at TDLib round trips); each runs its workers twice, forward then
+    /// reversed, giving 2 pairs [default: 8]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Looks the screen may take at a latency comparison, the first included: one neither
+    /// Rounds of the timed backstop of a (lane, implementation) whose counts are all unchanged
+    #[arg(long, value_name = "N", default_value_t = BACKSTOP_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub backstop_rounds: u32,
+    /// The slowdown, in percent, the backstop holds unchanged comparisons (and TDLib round
+    /// trips, which counts cannot judge) to: what counts cannot see still fails beyond it
+    #[arg(long, value_name = "PERCENT", default_value = BACKSTOP_THRESHOLD, value_parser = percent)]
+    pub backstop_threshold: f64,
+    /// Looks the screen may take at a comparison timed in full, the first included: one neither
     /// slower nor gated after a look gets --look-rounds more rounds, while its last look could
     /// still gate it (1: no further looks)
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    #[arg(long, value_name = "N", default_value_t = LOOKS, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub looks: u32,
     /// Rounds each further look adds
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", default_value_t = LOOK_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub look_rounds: u32,
     /// Seconds the further looks may take in all; when spent, what is undecided stays so
-    #[arg(long, value_name = "S", default_value_t = 90, value_parser = clap::value_parser!(u32).range(0..=86400))]
+    #[arg(long, value_name = "S", default_value_t = LOOK_SECONDS, value_parser = clap::value_parser!(u32).range(0..=86400))]
     pub look_seconds: u32,
-    /// Rounds re-run for comparisons the screen finds slower, at least; a screen that took
-    /// further looks gets as many rounds as it had (0 disables confirmation)
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    /// Rounds re-run for comparisons the screen finds above half their threshold without a
+    /// verdict, at least; a screen that took further looks gets as many rounds as it had. Not
+    /// 0 when timing: a flagged comparison left unconfirmed could not be judged
+    #[arg(long, value_name = "N", default_value_t = CONFIRM_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub confirm_rounds: u32,
     /// The line the gate holds, in percent (above 0, at most 100): more instructions than that
     /// fail; a latency slowdown fails when significant and above half of it, and a comparison
@@ -128,6 +155,15 @@ pub struct Options {
     pub validate_only: bool,
 }
 
+/// The timing schedule's defaults (see README, "How it decides").
+pub const ROUNDS: u32 = 8;
+pub const LOOKS: u32 = 6;
+pub const LOOK_ROUNDS: u32 = 8;
+pub const LOOK_SECONDS: u32 = 240;
+pub const CONFIRM_ROUNDS: u32 = 8;
+pub const BACKSTOP_ROUNDS: u32 = 2;
+pub const BACKSTOP_THRESHOLD: &str = "5";
+
 /// `--run-spread`'s default: the run-level spread `--calibrate` measured on this project's
 /// machine kind (README, "What gated means"): none. Calibration at 3200da1 found changes with
 /// nothing planted spread 0.47% across runs where their own pairs accounted for 0.50%; and in
@@ -163,21 +199,26 @@ pub fn requested(names: &[String]) -> Option<Vec<String>> {
 
 impl Options {
     pub fn rounds(&self) -> u32 {
-        self.rounds.unwrap_or(if self.settings.measure == Measure::Instructions { 1 } else { 4 })
+        self.rounds.unwrap_or(ROUNDS)
     }
 
     /// Every lane, every implementation, every setting at its default: the run whose report
     /// is the published one.
     pub fn is_full_default_run(&self) -> bool {
+        let defaults = Options::try_parse_from(["./run.sh"]).expect("the defaults parse");
         requested(&self.lanes).is_none()
             && requested(&self.implementations).is_none()
             && !self.no_baseline
-            && self.settings == Settings::default()
+            && self.baseline_build == defaults.baseline_build
+            && self.measure == defaults.measure
+            && self.settings == defaults.settings
             && self.rounds.is_none()
-            && self.confirm_rounds == 8
-            && (self.looks, self.look_rounds, self.look_seconds) == (4, 4, 90)
-            && self.threshold == 1.0
-            && self.run_spread == RUN_SPREAD.parse::<f64>().expect("a number")
+            && self.backstop_rounds == defaults.backstop_rounds
+            && self.backstop_threshold == defaults.backstop_threshold
+            && self.confirm_rounds == defaults.confirm_rounds
+            && (self.looks, self.look_rounds, self.look_seconds) == (defaults.looks, defaults.look_rounds, defaults.look_seconds)
+            && self.threshold == defaults.threshold
+            && self.run_spread == defaults.run_spread
             && !self.allow_format_change
             && !self.strict
             && !self.process_pairs
@@ -186,9 +227,9 @@ impl Options {
             && !self.in_app
     }
 
-    /// Whether latency pairs may share a process: timed only, against a baseline.
+    /// Whether latency pairs may share a process: timed, against a baseline.
     pub fn wants_in_process_pairs(&self) -> bool {
-        self.settings.measure == Measure::Time && !self.no_baseline && !self.process_pairs
+        self.measure.times() && !self.no_baseline && !self.process_pairs
     }
 }
 
@@ -222,11 +263,18 @@ mod tests {
         assert_eq!(requested(&o.lanes), Some(vec!["messages".to_string(), "status".to_string()]));
         assert_eq!((o.rounds(), o.threshold, o.settings.duration_ms), (2, 2.0, 20));
         assert!(o.ci && !o.no_baseline && !o.is_full_default_run());
-        assert!(parse("").unwrap().is_full_default_run());
+        let defaults = parse("").unwrap();
+        assert!(defaults.is_full_default_run());
+        assert_eq!(
+            (defaults.measure, defaults.rounds(), defaults.backstop_rounds, defaults.backstop_threshold),
+            (Measure::Both, 8, 2, 5.0)
+        );
         assert!(parse("--ci --baseline HEAD~1").unwrap().is_full_default_run());
-        assert_eq!(parse("--measure instructions").unwrap().rounds(), 1);
+        assert!(!parse("--measure time").unwrap().is_full_default_run());
+        assert!(!parse("--backstop-threshold 10").unwrap().is_full_default_run());
+        assert!(!parse("--baseline-build cargo-default").unwrap().is_full_default_run());
         // The last of a repeated flag wins, so a wrapper's defaults can be overridden.
-        assert_eq!(parse("--confirm-rounds 1 --confirm-rounds 0").unwrap().confirm_rounds, 0);
+        assert_eq!(parse("--confirm-rounds 1 --confirm-rounds 3").unwrap().confirm_rounds, 3);
     }
 
     #[test]
@@ -243,6 +291,9 @@ mod tests {
             "--measure wall",
             "--bogus",
             "--confirm-rounds -1",
+            "--confirm-rounds 0",
+            "--backstop-rounds 0",
+            "--backstop-threshold 0",
             "--allocation-iterations 0",
         ] {
             assert!(parse(line).is_err(), "`{line}` accepted");

@@ -27,6 +27,7 @@ pub fn current_tree(sh: &Shell, root: &Path) -> Result<TreeInfo, String> {
         commit: commit_of(sh, "HEAD")?,
         dirty: is_dirty(sh, root)?,
         path: root.display().to_string(),
+        build: None,
     })
 }
 
@@ -73,7 +74,7 @@ pub fn prepare_baseline(sh: &Shell, root: &Path, dir: &Path, reference: &str, co
             .run()
             .map_err(|e| format!("cannot switch the baseline worktree {} to {commit} without force: {e}", dir.display()))?;
     }
-    Ok(TreeInfo { reference: reference.into(), commit: commit.into(), dirty: false, path: dir.display().to_string() })
+    Ok(TreeInfo { reference: reference.into(), commit: commit.into(), dirty: false, path: dir.display().to_string(), build: None })
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ pub struct Profile {
 impl Profile {
     /// From a callgrind output file of `operations` operations.
     pub fn of(lane: &str, implementation: &str, operation: Operation, callgrind: &str, operations: u64) -> Option<Profile> {
-        let costs = self_costs(callgrind);
+        let costs = tdbench_contract::callgrind::self_costs(callgrind);
         let total: u64 = costs.values().sum();
         if total == 0 || operations == 0 {
             return None;
@@ -97,13 +97,20 @@ impl Profile {
     }
 }
 
-/// Where the profile of `implementation`'s decode on `lane` is kept in a run folder.
-pub fn file(output: &std::path::Path, lane: &str, implementation: &str) -> std::path::PathBuf {
-    output.join("profiles").join(format!("{lane}-{implementation}-decode.callgrind"))
+/// Where a run folder keeps the callgrind files of the current tree's first count of `lane`
+/// (every kernel's, as `IMPLEMENTATION-OPERATION.callgrind`).
+pub fn folder(output: &std::path::Path, lane: &str) -> std::path::PathBuf {
+    output.join("profiles").join(lane)
 }
 
-/// The profiles a run folder holds (`profiles/LANE-IMPLEMENTATION-decode.callgrind`, written by
-/// the runner), each counting `--instruction-cycles` passes over its lane's payloads.
+/// Where the profile of `implementation`'s decode on `lane` is kept in a run folder.
+pub fn file(output: &std::path::Path, lane: &str, implementation: &str) -> std::path::PathBuf {
+    folder(output, lane).join(format!("{implementation}-decode.callgrind"))
+}
+
+/// The profiles a run folder holds (`profiles/LANE/IMPLEMENTATION-decode.callgrind`, kept by the
+/// current tree's first count), each counting `--instruction-cycles` passes over its lane's
+/// payloads.
 pub fn read_all(output: &std::path::Path, results: &crate::results::Results) -> Vec<Profile> {
     let passes = results.provenance.settings.worker.instruction_cycles;
     PROFILED
@@ -133,53 +140,6 @@ fn short_name(function: &str) -> String {
     }
 }
 
-/// Instructions each function executed itself (not in what it called), from callgrind's output
-/// format: `fn=(id) name` opens a function's cost lines, `calls=` marks the next cost line as a
-/// call's inclusive cost (counted in the callee), and names are compressed to `(id)` after
-/// their first use.
-pub fn self_costs(text: &str) -> BTreeMap<String, u64> {
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut costs: BTreeMap<String, u64> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    let mut call_cost_next = false;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("fn=") {
-            // Callgrind names a recursive call's cost `name'2`: the same function.
-            let name = resolve(rest, &mut names);
-            let name = match name.rsplit_once('\'') {
-                Some((base, depth)) if !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()) => base.to_string(),
-                _ => name,
-            };
-            current = Some(name);
-        } else if let Some(rest) = line.strip_prefix("cfn=") {
-            resolve(rest, &mut names);
-        } else if line.starts_with("calls=") {
-            call_cost_next = true;
-        } else if line.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-' || c == '*') {
-            if std::mem::take(&mut call_cost_next) {
-                continue;
-            }
-            let cost = line.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok());
-            if let (Some(function), Some(cost)) = (&current, cost) {
-                *costs.entry(function.clone()).or_default() += cost;
-            }
-        }
-    }
-    costs
-}
-
-/// `(12) name` defines id 12; `(12)` refers to it; a bare name is itself.
-fn resolve(spec: &str, names: &mut BTreeMap<String, String>) -> String {
-    match spec.strip_prefix('(').and_then(|s| s.split_once(')')) {
-        Some((id, rest)) if !rest.trim().is_empty() => {
-            names.insert(id.to_string(), rest.trim().to_string());
-            rest.trim().to_string()
-        }
-        Some((id, _)) => names.get(id).cloned().unwrap_or_else(|| format!("({id})")),
-        None => spec.trim().to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,14 +161,6 @@ fn=(4) tdbench_models::td_json::base64::decode'2
 1 10
 totals: 200
 ";
-
-    #[test]
-    fn self_costs_leave_out_what_calls_cost() {
-        let costs = self_costs(OUTPUT);
-        assert_eq!(costs.len(), 3, "decode'2 is decode");
-        assert_eq!(costs.values().sum::<u64>(), 200, "120 + 50 + 30: the call's 700 is malloc's inclusive cost");
-        assert_eq!(costs["malloc"], 50);
-    }
 
     #[test]
     fn a_profile_splits_instructions_by_category() {

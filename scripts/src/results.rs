@@ -9,6 +9,34 @@ use crate::plan::{Pairing, PlanSettings, TreeInfo};
 /// The slowdowns (fractions) at which the summary counts latency comparisons gated.
 pub const GATE_LEVELS: [f64; 3] = [0.01, 0.03, 0.05];
 
+/// Which rules a latency comparison was judged by: what its counts said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Its counts differ between the trees, or the run could not count it: timed with the run's
+    /// budget and judged at the threshold.
+    Changed,
+    /// Equal counts and instruction profiles in both trees: the same machine code did the same
+    /// work. Decided by the counts; timed only by the backstop, at its larger size.
+    Unchanged,
+    /// A TDLib round trip: counts cannot judge it (TDLib's threads), so it is timed, and judged
+    /// outside the threshold's family, at the backstop's size.
+    RoundTrip,
+    /// A floor: reported, never a regression.
+    Reference,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Changed => "changed",
+            Class::Unchanged => "unchanged",
+            Class::RoundTrip => "round-trip",
+            Class::Reference => "reference",
+        }
+    }
+}
+
 /// Bumped when a field changes meaning.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
@@ -73,6 +101,13 @@ pub struct Comparison {
     pub pairs: usize,
     pub stage: Stage,
     pub verdict: Verdict,
+    /// Latency: which rules judged it (absent in results older than counting first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    /// Latency: the slowdown (fraction) its verdict was held to: the threshold for a changed
+    /// comparison, the backstop's size for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
 }
 
 /// The `change` of a figure that was zero in the baseline and is not now (JSON has no infinity).
@@ -103,6 +138,8 @@ impl Comparison {
             pairs,
             stage: Stage::Screen,
             verdict: if regression { Verdict::Regression } else { Verdict::Pass },
+            class: None,
+            threshold: None,
         }
     }
 
@@ -158,8 +195,9 @@ impl Results {
         self.verdict == RunVerdict::Pass
     }
 
-    /// Latency comparisons that passed without the power to see the threshold: not a failure
-    /// (unless `--strict`), never silent.
+    /// Latency comparisons that passed without the power to see the size they were held to:
+    /// not a failure (unless `--strict`, or `--ci` for those of the threshold's family), never
+    /// silent.
     pub fn not_gated(&self) -> impl Iterator<Item = &Comparison> {
         self.comparisons.iter().filter(|c| c.verdict == Verdict::NotGated)
     }
@@ -167,6 +205,25 @@ impl Results {
     /// Latency comparisons in the family (floors are references outside it).
     pub fn gated_family(&self) -> impl Iterator<Item = &Comparison> {
         self.comparisons.iter().filter(|c| c.metric == Metric::Latency && c.verdict != Verdict::Reference)
+    }
+
+    /// Latency comparisons held to the threshold: the changed ones, judged by time, and the
+    /// unchanged ones, decided by their counts (in runs older than counting first, every one
+    /// but the floors).
+    pub fn threshold_family(&self) -> impl Iterator<Item = &Comparison> {
+        self.comparisons.iter().filter(|c| {
+            c.metric == Metric::Latency
+                && match c.class {
+                    Some(class) => matches!(class, Class::Changed | Class::Unchanged),
+                    None => c.verdict != Verdict::Reference,
+                }
+        })
+    }
+
+    /// Comparisons of the threshold's family the run could not decide: their counts changed
+    /// and their time could not gate them. `--ci` fails on these (exit 3).
+    pub fn undecided(&self) -> impl Iterator<Item = &Comparison> {
+        self.threshold_family().filter(|c| c.verdict == Verdict::NotGated)
     }
 
     /// How many latency comparisons could have caught a slowdown of `level` (a fraction) with

@@ -1,8 +1,8 @@
 //! The verdict table, for the terminal and as markdown for a pull-request comment.
 
-use tdbench_contract::{Metric, Stage};
+use tdbench_contract::{Metric, Stage, Verdict};
 
-use crate::results::{Comparison, FROM_ZERO, GATE_LEVELS, Results};
+use crate::results::{Class, Comparison, FROM_ZERO, GATE_LEVELS, Results};
 
 fn percent(x: f64) -> String {
     if x == FROM_ZERO { "from 0".into() } else { format!("{:+.2}%", x * 100.0) }
@@ -35,16 +35,33 @@ fn row(c: &Comparison) -> [String; 9] {
             (None, Metric::Latency) => "none".into(),
             (None, _) => "–".into(),
         },
-        format!("{}{}", c.verdict, if c.stage == Stage::Confirm { " (confirmation rounds)" } else { "" }),
+        verdict(c),
     ]
+}
+
+/// A row's verdict, and what decided it: the counts, time at the threshold, or the backstop.
+fn verdict(c: &Comparison) -> String {
+    let held = |t: Option<f64>| t.map_or(String::new(), |t| format!(", {}%", t * 100.0));
+    let by = match (c.metric, c.class, c.verdict) {
+        (Metric::Latency, Some(Class::Unchanged), Verdict::Regression) => format!(" (backstop{})", held(c.threshold)),
+        (Metric::Latency, Some(Class::Unchanged), _) => " (counts)".into(),
+        (Metric::Latency, Some(Class::Changed), _) => format!(" (time{})", held(c.threshold)),
+        (Metric::Latency, Some(Class::RoundTrip), _) => format!(" (round trip{})", held(c.threshold)),
+        _ => String::new(),
+    };
+    let confirmed = if c.stage == Stage::Confirm { " (confirmation rounds)" } else { "" };
+    format!("{}{by}{confirmed}", c.verdict)
 }
 
 const HEADER: [&str; 9] =
     ["lane", "implementation", "operation", "baseline", "current", "change", "interval", "detectable (80%)", "verdict"];
 
-/// Latency and instruction rows for every comparison; allocation rows only where they changed.
+/// Latency and instruction rows for every comparison, allocation rows only where they changed;
+/// what the run could not decide first.
 fn shown(results: &Results) -> impl Iterator<Item = &Comparison> {
-    results.comparisons.iter().filter(|c| matches!(c.metric, Metric::Latency | Metric::Instructions) || c.change != 0.0)
+    let rows = || results.comparisons.iter().filter(|c| matches!(c.metric, Metric::Latency | Metric::Instructions) || c.change != 0.0);
+    let undecided = |c: &&Comparison| results.undecided().any(|u| std::ptr::eq(u, *c));
+    rows().filter(undecided).chain(rows().filter(move |c| !undecided(c)))
 }
 
 pub fn text(results: &Results) -> String {
@@ -67,20 +84,57 @@ pub fn text(results: &Results) -> String {
     out
 }
 
-/// What the latency gate could see, before anything else: how many comparisons could have
-/// caught a slowdown of 1%, 3% and 5% with 80% power.
+/// What the latency gate could decide, before anything else: of the comparisons held to the
+/// threshold, how many the counts found unchanged and how many time gated, and what was left
+/// undecided; then what the backstop and the TDLib round trips could see.
 pub fn headline(results: &Results) -> String {
     let left_out: String = results.provenance.left_out.iter().map(|why| format!("{why}\n")).collect();
-    let [(at_1, family), (at_3, _), (at_5, _)] = GATE_LEVELS.map(|level| results.gated_at(level));
-    if family == 0 {
-        return left_out;
-    }
     let pairing = &results.provenance.pairing.note;
-    format!(
-        "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
-         (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n{}{left_out}",
-        if pairing.is_empty() { String::new() } else { format!("{pairing}\n") }
-    )
+    let pairing = if pairing.is_empty() { String::new() } else { format!("{pairing}\n") };
+    if !results.comparisons.iter().any(|c| c.class.is_some()) {
+        // A run older than counting first, or one that times nothing.
+        let [(at_1, family), (at_3, _), (at_5, _)] = GATE_LEVELS.map(|level| results.gated_at(level));
+        if family == 0 {
+            return left_out;
+        }
+        return format!(
+            "latency gated at 1%: {at_1} of {family}; at 3%: {at_3}; at 5%: {at_5} \
+             (comparisons that would catch a slowdown that size with 80% power; floors outside the family)\n{pairing}{left_out}"
+        );
+    }
+    let threshold = results.provenance.settings.threshold_percent;
+    let family: Vec<&Comparison> = results.threshold_family().collect();
+    let unchanged = family.iter().filter(|c| c.class == Some(Class::Unchanged)).count();
+    let undecided = results.undecided().count();
+    let by_time = family.len() - unchanged - undecided;
+    let mut out = if undecided == 0 {
+        format!(
+            "latency at {threshold}%: all {} comparisons decided: {unchanged} unchanged by their instruction counts, {by_time} gated by time\n",
+            family.len()
+        )
+    } else {
+        format!(
+            "latency at {threshold}%: {undecided} of {} comparisons NOT decided (listed first): their counts changed and time could not \
+             gate them; {unchanged} unchanged by their instruction counts, {by_time} gated by time\n",
+            family.len()
+        )
+    };
+    let median = |mut d: Vec<f64>| {
+        d.sort_by(f64::total_cmp);
+        d.get(d.len() / 2).map_or("–".to_string(), |d| format!("{:.1}%", d * 100.0))
+    };
+    for (class, what) in [(Class::Unchanged, "backstop of the unchanged"), (Class::RoundTrip, "TDLib round trips (outside the family)")] {
+        let held: Vec<&Comparison> = results.comparisons.iter().filter(|c| c.metric == Metric::Latency && c.class == Some(class)).collect();
+        let Some(level) = held.first().and_then(|c| c.threshold) else { continue };
+        let seen = held.iter().filter(|c| c.detectable.is_some_and(|d| d <= level + 1e-12)).count();
+        out += &format!(
+            "{what}: {seen} of {} would catch a {}% slowdown (80% power); median detectable {}\n",
+            held.len(),
+            level * 100.0,
+            median(held.iter().filter_map(|c| c.detectable).collect())
+        );
+    }
+    out + &pairing + &left_out
 }
 
 pub fn markdown(results: &Results) -> String {
@@ -116,15 +170,16 @@ fn footer(results: &Results) -> String {
     for note in &results.notes {
         out += &format!("note: {note}\n");
     }
-    let not_gated: Vec<&Comparison> = results.not_gated().collect();
-    if !not_gated.is_empty() {
+    let undecided: Vec<&Comparison> = results.undecided().collect();
+    if !undecided.is_empty() {
         let threshold = results.provenance.settings.threshold_percent;
-        let mut widest: Vec<f64> = not_gated.iter().filter_map(|c| c.detectable).collect();
+        let mut widest: Vec<f64> = undecided.iter().filter_map(|c| c.detectable).collect();
         widest.sort_by(f64::total_cmp);
         out += &format!(
-            "warning: {} latency comparison(s) passed without the power to see a {threshold}% slowdown \
-             (median detectable {}): more rounds, or --strict to fail on this\n",
-            not_gated.len(),
+            "undecided: {} latency comparison(s) passed without the power to see a {threshold}% slowdown \
+             (median detectable {}); what would decide them: more time (--look-seconds, --rounds), fewer comparisons \
+             sharing it (--data, --serializer), or a quieter machine. --ci fails on this (exit 3), --strict too (exit 1)\n",
+            undecided.len(),
             widest.get(widest.len() / 2).map_or("–".into(), |d| format!("{:.1}%", d * 100.0))
         );
     }

@@ -1,5 +1,6 @@
-//! Runs one implementation on one lane in this fresh process and prints one JSON result.
-//! `./run.sh` starts one per (implementation, tree, sample); run it by hand to reproduce one.
+//! Times one implementation on one lane in this fresh process and prints one JSON result.
+//! `./run.sh` starts one per (implementation, tree, sample) where a sample has a process of its
+//! own; run it by hand to reproduce one. Instruction counts are the `counter`'s.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +15,7 @@ use tdbench_contract::Job;
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-/// Measures one implementation on one lane in this process and prints one JSON result.
+/// Times one implementation on one lane in this process and prints one JSON result.
 #[derive(Parser)]
 #[command(name = "worker", after_help = "Exit status: 0 measured, 1 nothing measured (the reason on stderr), 2 usage.")]
 struct Cli {
@@ -27,13 +28,6 @@ struct Cli {
     /// Where to write the JSON (default: standard output)
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Instead of measuring: run the operation's counted loop (--operation, --instruction-cycles
-    /// passes) under valgrind's callgrind and keep its per-function output at FILE
-    #[arg(long, value_name = "FILE", requires = "operation")]
-    profile: Option<PathBuf>,
-    /// Internal: the child `--measure instructions` starts under valgrind
-    #[arg(long, hide = true)]
-    count_instructions_inner: bool,
 }
 
 fn main() -> ExitCode {
@@ -54,16 +48,7 @@ fn main() -> ExitCode {
         eprintln!("worker: {message}");
         return ExitCode::from(2);
     }
-    if let (Some(file), Some(operation)) = (&cli.profile, job.operation) {
-        return match worker::instructions::profile(&job, operation, file) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                eprintln!("worker: {}/{}: {message}", job.implementation, job.lane);
-                ExitCode::from(1)
-            }
-        };
-    }
-    match worker::run(&job, cli.count_instructions_inner) {
+    match worker::run(&job) {
         Ok(result) => {
             let json = serde_json::to_string_pretty(&result).expect("results serialize");
             if let Err(e) = worker::write_result(cli.output.as_deref(), &json) {
@@ -75,7 +60,6 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(message) if cli.count_instructions_inner && message == worker::INNER_DONE => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("worker: {}/{}: {message}", job.implementation, job.lane);
             ExitCode::from(1)

@@ -8,8 +8,8 @@
 //! 3. count allocations over a fixed number of operations;
 //! 4. write the result with provenance (`result::WorkerResult`).
 
+pub mod count;
 pub mod in_app;
-pub mod instructions;
 pub mod machine;
 pub mod paired;
 pub mod placement;
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tdbench_contract::{
-    BatchStats, Catalog, Compressed, CorpusSummary, ImplementationInfo, ImplementationKind, Job, Measure, Operation, OperationResult,
-    Proof, SCHEMA_VERSION, Settings, TdlibStatus, Tree, WorkerResult,
+    BatchStats, Catalog, Compressed, CorpusSummary, ImplementationInfo, Job, Operation, OperationResult, Proof, SCHEMA_VERSION, Settings,
+    TdlibStatus, Tree, WorkerResult,
 };
 use tdbench_models::Object;
 use tdbench_models::validated::ValidatedClone;
@@ -225,13 +225,6 @@ pub fn planted_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Ve
             std::hint::spin_loop();
         }
     }
-}
-
-/// The loop callgrind counts (`--toggle-collect='*counted_loop*'`): warm-up calls
-/// `measured_loop` directly and is not counted.
-#[inline(never)]
-fn counted_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>) {
-    measured_loop(kernel, n, cursor, buffer)
 }
 
 fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
@@ -443,7 +436,7 @@ pub fn catalog() -> Catalog {
                 name: i.name().into(),
                 kind: i.kind(),
                 lanes: lane_names.iter().filter(|l| i.measures(l)).map(|l| l.to_string()).collect(),
-                operations: i.operations(),
+                operations: i.operations().to_vec(),
             })
             .collect(),
         tdlib: Some(TdlibStatus {
@@ -452,15 +445,6 @@ pub fn catalog() -> Catalog {
             how_to_enable: HOW_TO_ENABLE.into(),
         }),
     }
-}
-
-/// What the child under valgrind returns instead of a result.
-pub const INNER_DONE: &str = "counted";
-
-/// Operations in the counted loop: whole cycles of the lane's payloads, so every payload
-/// weighs the same.
-fn instruction_iterations(settings: &Settings, kernel: &Kernel) -> u64 {
-    settings.instruction_cycles.max(1) * kernel.len() as u64
 }
 
 /// The corpus with one lane's payloads checked: loaded, not empty, and (unless the caller
@@ -516,23 +500,39 @@ pub fn select_operation(kernels: &mut Vec<Kernel>, operation: Option<Operation>,
     Ok(())
 }
 
-/// Runs a job; the error says why nothing was measured. `counting_inner` is the child that
-/// runs under valgrind: it runs the counted loop only and returns [`INNER_DONE`].
-pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
-    let implementation = registry::implementation(&job.implementation)?;
-    // The parent process validated the payloads before starting the counting child.
-    let (corpus, lane) = load_lane(&job.lane, &job.corpus_dir, !counting_inner)?;
-    let payloads = corpus.lane(lane);
-
-    // TDLib's own threads make instruction counts of a round trip vary from run to run: its
-    // round trips are timed, under `both` too, and never counted.
-    let counts = job.settings.measure.counts() && implementation.kind() != ImplementationKind::Tdlib;
-    if implementation.needs_tdlib() && (counting_inner || job.settings.measure == Measure::Instructions) {
-        return Err(format!(
-            "`{}` is measured in time only: TDLib's own threads make instruction counts of a round trip vary from run to run",
-            job.implementation
-        ));
+/// An operation's result with what every process measures of it alike: its proof of work and
+/// its allocations over a fixed pass (a store kernel: the whole stream, from an empty store), so
+/// the counts are the same in every process. Times and instruction counts are the caller's to
+/// add.
+pub fn counted_result(kernel: &Kernel, allocation_iterations: u64, buffer: &mut Vec<u8>, produced: Produced) -> OperationResult {
+    let n = kernel.allocation_ops(allocation_iterations);
+    kernel.empty_store();
+    let mut cursor = 0;
+    let ((), counts) = crate::alloc::measure(|| measured_loop(kernel, n, &mut cursor, buffer));
+    let Produced { proof, encoded_bytes, compressed } = produced;
+    OperationResult {
+        operation: kernel.operation(),
+        encoded_bytes,
+        proof,
+        compressed,
+        stats: None,
+        stream_updates: kernel.keeps().then_some(kernel.len() as u64),
+        batches_ns_per_op: Vec::new(),
+        ops_per_batch: 0,
+        iterations: 0,
+        allocations_per_op: counts.allocations as f64 / n as f64,
+        bytes_per_op: counts.bytes as f64 / n as f64,
+        instructions_per_op: None,
+        instruction_profile: None,
     }
+}
+
+/// Runs a job: times its kernels and counts their allocations; the error says why nothing was
+/// measured. (Instructions are the counter's: [`count`].)
+pub fn run(job: &Job) -> Result<WorkerResult, String> {
+    let implementation = registry::implementation(&job.implementation)?;
+    let (corpus, lane) = load_lane(&job.lane, &job.corpus_dir, true)?;
+    let payloads = corpus.lane(lane);
     check_measures(implementation, lane)?;
     // The library stays loaded until the process exits (its threads must never outlive it);
     // the client is closed when dropped, as TDLib requires before the process exits.
@@ -552,62 +552,20 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
     let mut buffers: Vec<Vec<u8>> = kernels.iter().map(|_| output_buffer()).collect();
     let mut cursors = vec![0usize; kernels.len()];
     let settings = &job.settings;
-
-    if counting_inner {
-        // Inside valgrind: grow the buffers, then run the counted loop; the parent reads the
-        // count from callgrind's output file.
-        for (i, k) in kernels.iter().enumerate() {
-            measured_loop(k, k.len() as u64 * 2, &mut cursors[i], &mut buffers[i]);
-            cursors[i] = 0;
-            counted_loop(k, instruction_iterations(settings, k), &mut cursors[i], &mut buffers[i]);
-        }
-        return Err(INNER_DONE.into());
-    }
-
-    let (batches, ops_per_batch, iterations) = if !settings.measure.times() {
-        (vec![Vec::new(); kernels.len()], vec![0; kernels.len()], vec![0; kernels.len()])
-    } else {
-        time_batches(&kernels, settings, &mut cursors, &mut buffers)
-    };
+    let (batches, ops_per_batch, iterations) = time_batches(&kernels, settings, &mut cursors, &mut buffers);
 
     let mut operations = Vec::new();
     for (i, kernel) in kernels.iter().enumerate() {
-        // Allocation pass: a fixed number of operations from the first payload (a store kernel:
-        // the whole stream, from an empty store), so the count is the same in every process.
-        let n = kernel.allocation_ops(settings.allocation_iterations);
-        kernel.empty_store();
-        let mut cursor = 0;
-        let ((), counts) = crate::alloc::measure(|| measured_loop(kernel, n, &mut cursor, &mut buffers[i]));
-        let (allocations, bytes) = (counts.allocations, counts.bytes);
-        let Produced { proof, encoded_bytes, compressed } = proofs[i].clone();
-        operations.push(OperationResult {
-            operation: kernel.operation(),
-            encoded_bytes,
-            proof,
-            compressed,
-            stats: if kernel.keeps() {
-                BatchStats::of_stream(&batches[i], ops_per_batch[i], kernel.len() as u64)
-            } else {
-                BatchStats::of(&batches[i])
-            },
-            stream_updates: kernel.keeps().then_some(kernel.len() as u64),
-            batches_ns_per_op: batches[i].clone(),
-            ops_per_batch: ops_per_batch[i],
-            iterations: iterations[i],
-            allocations_per_op: allocations as f64 / n as f64,
-            bytes_per_op: bytes as f64 / n as f64,
-            instructions_per_op: None,
-        });
-    }
-    if counts {
-        for (i, kernel) in kernels.iter().enumerate() {
-            let iterations = instruction_iterations(settings, kernel);
-            let total = instructions::count(job, kernel.operation())?;
-            operations[i].instructions_per_op = Some(total as f64 / iterations as f64);
-            if settings.measure == Measure::Instructions {
-                operations[i].iterations = iterations;
-            }
-        }
+        let mut result = counted_result(kernel, settings.allocation_iterations, &mut buffers[i], proofs[i].clone());
+        result.stats = if kernel.keeps() {
+            BatchStats::of_stream(&batches[i], ops_per_batch[i], kernel.len() as u64)
+        } else {
+            BatchStats::of(&batches[i])
+        };
+        result.batches_ns_per_op = batches[i].clone();
+        result.ops_per_batch = ops_per_batch[i];
+        result.iterations = iterations[i];
+        operations.push(result);
     }
 
     let (commit, dirty) = machine::tree_state(&job.tree);
@@ -625,6 +583,7 @@ pub fn run(job: &Job, counting_inner: bool) -> Result<WorkerResult, String> {
         operations,
         in_process: None,
         planted_decode_percent: None,
+        counted: false,
     })
 }
 

@@ -1,6 +1,6 @@
-//! Under `--measure both`, where time and instruction counts tell different stories: a slowdown
-//! in time that the counts do not show is a memory, cache or allocator effect the counts cannot
-//! see; more instructions that time does not show were hidden by the machine (or by its noise).
+//! Where time and instruction counts tell different stories: a slowdown in time that the counts
+//! do not show is a memory, cache or allocator effect the counts cannot see; more instructions
+//! (beyond the threshold) that time does not show were hidden by the machine (or its noise).
 
 use std::collections::BTreeMap;
 
@@ -30,7 +30,7 @@ pub fn notes(comparisons: &[Comparison], threshold: f64) -> Vec<String> {
             ));
         }
         if let Some((_, high)) = time.interval
-            && counts.verdict == Verdict::Regression
+            && counts.change > threshold
             && high < counts.change
         {
             notes.push(format!(
@@ -64,6 +64,8 @@ mod tests {
             pairs: 6,
             stage: Stage::Screen,
             verdict,
+            class: None,
+            threshold: None,
         }
     }
 

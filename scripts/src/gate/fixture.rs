@@ -6,10 +6,14 @@ use tdbench_contract::{
     Role, SCHEMA_VERSION, Settings, Stage, Tree, WorkerResult,
 };
 
-use crate::plan::{Entry, Pairing, Plan, PlanSettings, TreeInfo, lane_slots};
+use crate::plan::{Entry, Pairing, Plan, PlanSettings, TreeInfo, count_slots, lane_slots};
 
+/// A run of `measure`: counted twice per tree when it counts, then timed for ten rounds when it
+/// times (both schedules get ten: enough for the signed-rank test to reach the family's
+/// significance on the screen alone).
 pub fn plan(measure: Measure) -> Plan {
-    let tree = |reference: &str| TreeInfo { reference: reference.into(), commit: "c0ffee".into(), dirty: false, path: "/t".into() };
+    let tree =
+        |reference: &str| TreeInfo { reference: reference.into(), commit: "c0ffee".into(), dirty: false, path: "/t".into(), build: None };
     let info = |name: &str, kind, operations: Vec<Operation>| ImplementationInfo {
         name: name.into(),
         kind,
@@ -29,10 +33,11 @@ pub fn plan(measure: Measure) -> Plan {
         baseline: Some(tree("HEAD")),
         current: tree("working tree"),
         settings: PlanSettings {
-            worker: Settings { measure, ..Settings::default() },
-            // 20 pairs: enough for the signed-rank test to reach the family's significance on
-            // the screen alone.
+            measure,
+            worker: Settings::default(),
             rounds: 10,
+            backstop_rounds: 10,
+            backstop_threshold_percent: 5.0,
             look_rounds: 0,
             looks: 1,
             look_seconds: 0,
@@ -43,14 +48,19 @@ pub fn plan(measure: Measure) -> Plan {
             strict: false,
         },
         // Timed, the codec's pairs share a process, the floor's do not: both kinds are covered.
-        pairing: Pairing { in_process: if measure == Measure::Time { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
+        pairing: Pairing { in_process: if measure.times() { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
         left_out: Vec::new(),
         calibration: None,
-        slots: lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen),
+        slots: [
+            if measure.counts() { count_slots("status", &[both("tl"), both("clone")], 2) } else { Vec::new() },
+            if measure.times() { lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen) } else { Vec::new() },
+        ]
+        .concat(),
     }
 }
 
-/// One sample per slot; every batch near `ns` (the same in both trees), instructions when counted.
+/// One sample per slot; every batch near 100 ns (the same in both trees), instructions and their
+/// profile in counts.
 pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
     plan.slots
         .iter()
@@ -61,8 +71,8 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                 .iter()
                 .map(|&operation| {
                     let wobble = (slot.sample % 3) as f64;
-                    let batches =
-                        if plan.settings.worker.measure.times() { vec![103.0 + wobble, 100.0 + wobble, 101.0] } else { Vec::new() };
+                    let counted = slot.stage == Stage::Count;
+                    let batches = if counted { Vec::new() } else { vec![103.0 + wobble, 100.0 + wobble, 101.0] };
                     OperationResult {
                         operation,
                         encoded_bytes: 60.0,
@@ -73,7 +83,8 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                         iterations: 3000,
                         allocations_per_op: 3.0,
                         bytes_per_op: 120.0,
-                        instructions_per_op: plan.settings.worker.measure.counts().then_some(1500.0),
+                        instructions_per_op: counted.then_some(1500.0),
+                        instruction_profile: counted.then(|| format!("{:064x}", 1500)),
                         compressed: None,
                         stream_updates: None,
                     }
@@ -105,6 +116,7 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                     batches_per_block: 1,
                 }),
                 planted_decode_percent: None,
+                counted: slot.stage == Stage::Count,
             }
         })
         .collect()

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use tdbench_contract::{Metric, Role, SCHEMA_VERSION, WorkerResult};
+use tdbench_contract::{Metric, Role, SCHEMA_VERSION, Stage, WorkerResult};
 
 use crate::plan::Plan;
 use crate::results::{Comparison, Key, Violation};
@@ -46,12 +46,19 @@ pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Viola
             ));
             continue;
         }
-        if (result.lane.as_str(), result.implementation.as_str(), result.role, result.sample)
-            != (slot.lane.as_str(), slot.implementation.as_str(), slot.role, slot.sample)
+        if (result.lane.as_str(), result.implementation.as_str(), result.role, result.sample, result.counted)
+            != (slot.lane.as_str(), slot.implementation.as_str(), slot.role, slot.sample, slot.stage == Stage::Count)
         {
             violations.push(Violation::general(
                 "reordered sample",
-                format!("{name}: the file holds {}/{} {} sample {}", result.lane, result.implementation, result.role, result.sample),
+                format!(
+                    "{name}: the file holds {}/{} {} {} {}",
+                    result.lane,
+                    result.implementation,
+                    result.role,
+                    if result.counted { "count" } else { "sample" },
+                    result.sample
+                ),
             ));
             continue;
         }
@@ -81,7 +88,7 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn sample_name(s: &WorkerResult) -> String {
-    format!("{}/{} {} sample {}", s.lane, s.implementation, s.role, s.sample)
+    format!("{}/{} {} {} {}", s.lane, s.implementation, s.role, if s.counted { "count" } else { "sample" }, s.sample)
 }
 
 /// Every worker ran on one machine and compiler, with the plan's settings, on one corpus, built
@@ -125,7 +132,6 @@ pub fn check_provenance(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation>
 /// every figure is one a measurement can give.
 pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
     let mut violations = Vec::new();
-    let measure = plan.settings.worker.measure;
     for s in samples {
         let name = sample_name(s);
         let Some(info) = plan.implementation(&s.implementation) else {
@@ -144,13 +150,12 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         let mut seen = HashSet::new();
         for op in &s.operations {
             let key = Key { lane: s.lane.clone(), implementation: s.implementation.clone(), operation: op.operation };
-            let mut invalid =
-                |what: String| violations.push(Violation::at("invalid value", &key, format!("{} sample {}: {what}", s.role, s.sample)));
+            let mut invalid = |what: String| violations.push(Violation::at("invalid value", &key, format!("{name}: {what}")));
             if !info.operations.contains(&op.operation) || !seen.insert(op.operation) {
                 invalid(format!("`{}` is not an operation {} measures once", op.operation, info.name));
                 continue;
             }
-            if measure.times() {
+            if !s.counted {
                 if op.batches_ns_per_op.is_empty() {
                     invalid("no timed batches".into());
                 } else if let Some(bad) = op.batches_ns_per_op.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
@@ -161,10 +166,13 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
                     invalid(format!("its batch summary {:?} is not the summary of its batches", op.stats));
                 }
             }
-            if measure.counts() && !info.timed_only() {
+            if s.counted {
                 match op.instructions_per_op {
                     Some(count) if count.is_finite() && count > 0.0 => {}
                     other => invalid(format!("instruction count {other:?}")),
+                }
+                if op.instruction_profile.as_ref().is_none_or(|p| p.len() != 64 || !p.bytes().all(|b| b.is_ascii_hexdigit())) {
+                    invalid(format!("instruction profile {:?} is not a SHA-256", op.instruction_profile));
                 }
             }
             for (what, x) in
@@ -185,7 +193,7 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
 /// silent fall back.
 pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
     let mut violations = Vec::new();
-    for s in samples {
+    for s in samples.iter().filter(|s| !s.counted) {
         let name = sample_name(s);
         let expected = plan.in_process(&s.implementation);
         let Some(process) = s.in_process else {
@@ -200,13 +208,16 @@ pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         }
         let other = samples.iter().find(|o| {
             o.role != s.role
+                && !o.counted
                 && (o.lane.as_str(), o.implementation.as_str(), o.sample) == (s.lane.as_str(), s.implementation.as_str(), s.sample)
         });
         let opener = plan
             .slots
             .iter()
             .find(|slot| {
-                (slot.lane.as_str(), slot.implementation.as_str(), slot.sample) == (s.lane.as_str(), s.implementation.as_str(), s.sample)
+                slot.stage != Stage::Count
+                    && (slot.lane.as_str(), slot.implementation.as_str(), slot.sample)
+                        == (s.lane.as_str(), s.implementation.as_str(), s.sample)
             })
             .map(|slot| slot.role);
         match other {
@@ -241,28 +252,38 @@ pub fn check_planting(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
 }
 
 /// The comparisons the plan implies: for every implementation measured in both trees on a lane,
-/// each of its operations compared on allocations and bytes, on latency when timed, and on
-/// instructions when counted (TDLib round trips are timed only). One that is not there is a
-/// violation: a comparison must never vanish into a pass.
+/// each of its operations compared on allocations and bytes, on latency when its slots are
+/// timed, and on instructions when the plan counts it in both trees (TDLib round trips are
+/// timed only). One that is not there is a violation: a comparison must never vanish into a
+/// pass.
 pub fn check_coverage(plan: &Plan, comparisons: &[Comparison]) -> Vec<Violation> {
     let made: HashSet<(Key, Metric)> = comparisons.iter().map(|c| (c.key(), c.metric)).collect();
-    let measure = plan.settings.worker.measure;
-    let mut in_both = BTreeSet::new();
-    for slot in plan.slots.iter().filter(|s| s.role == Role::Baseline) {
-        if plan.slots.iter().any(|c| c.role == Role::Current && c.lane == slot.lane && c.implementation == slot.implementation) {
-            in_both.insert((slot.lane.clone(), slot.implementation.clone()));
-        }
-    }
+    let in_both_trees = |timed: bool| -> BTreeSet<(String, String)> {
+        let stage_fits = |stage: Stage| (stage != Stage::Count) == timed;
+        plan.slots
+            .iter()
+            .filter(|s| s.role == Role::Baseline && stage_fits(s.stage))
+            .filter(|b| {
+                plan.slots
+                    .iter()
+                    .any(|c| c.role == Role::Current && stage_fits(c.stage) && c.lane == b.lane && c.implementation == b.implementation)
+            })
+            .map(|s| (s.lane.clone(), s.implementation.clone()))
+            .collect()
+    };
+    let (timed, counted) = (in_both_trees(true), in_both_trees(false));
+    let in_both: BTreeSet<(String, String)> = timed.union(&counted).cloned().collect();
     let mut violations = Vec::new();
     for (lane, implementation) in in_both {
         let Some(info) = plan.implementation(&implementation) else { continue };
         for &operation in &info.operations {
             let key = Key { lane: lane.clone(), implementation: implementation.clone(), operation };
+            let group = (lane.clone(), implementation.clone());
             let mut metrics = vec![Metric::Allocations, Metric::Bytes];
-            if measure.times() {
+            if timed.contains(&group) {
                 metrics.push(Metric::Latency);
             }
-            if measure.counts() && !info.timed_only() {
+            if counted.contains(&group) && !info.timed_only() {
                 metrics.push(Metric::Instructions);
             }
             for metric in metrics {

@@ -4,51 +4,57 @@
 //! signed-rank test with its Hodges–Lehmann estimate and interval ([`Paired`]): exact under the
 //! symmetric noise identical code gives, whatever its tails.
 //!
-//! One false-alarm budget covers the whole run: [`FAMILY_ALPHA`] (5%), half for direct verdicts
-//! of the screen, half for confirmations, each Bonferroni-divided over its comparisons; a false
-//! alarm in the run is one of the two, so the run's chance of any is at most 5%.
+//! **The rule.** A comparison held to a threshold T is a `regression` when its one-sided lower
+//! confidence bound, at its share of the false-alarm budget, is above T/2: the pairs say, at
+//! that confidence, that it slowed by more than half the threshold. So a true change of at
+//! most T/2 fails with at most that share's chance, in a run as a whole at most
+//! [`FAMILY_ALPHA`]. It is `gated` (a `pass` when not slower) when the whole procedure would
+//! catch a slowdown of T with [`POWER`] and one of 1.5·T with [`POWER_AT_ONE_AND_A_HALF`],
+//! computed from its own noise; otherwise `not-gated`, with the slowdown it could have caught.
 //!
-//! The screen is sequential. A comparison neither gated nor slower after its first look gets
-//! more pairs, look after look (their sizes fixed by the plan beforehand), while its last look
-//! could still gate it and the run's time for looks lasts; its share of the screen's budget is
-//! spent over those looks in advance ([`spend`]), so going on while undecided costs no false
-//! alarms. A comparison is a `regression` when its one-sided bound at its look's level
-//! excludes no change and its estimate is above half the threshold. One the screen finds slower
-//! by that rule at a nominal 5% is re-run on as many fresh pairs as its screen had (at least
-//! the confirmation rounds') and judged on those alone, so the selection does not bias it.
+//! **Which threshold, which budget** ([`super::counts`]): a comparison whose counts changed is
+//! held to `--threshold` (1%) in its own family; one whose counts are unchanged (its verdict is
+//! `unchanged`, decided by the counts) and every TDLib round trip are held to the backstop's
+//! size (`--backstop-threshold`, 5%) in a second family. Each family has [`FAMILY_ALPHA`], half
+//! for direct verdicts of the screen, half for confirmations, each Bonferroni-divided over its
+//! comparisons. The floors are `reference`, outside both.
 //!
-//! Every comparison also states the slowdown it would have caught with 80% power (the whole
-//! procedure's power at the look it stopped at, screen and confirmation, from its own noise):
-//! at most the threshold, it is gated (`pass`); above, it is `not-gated` — it passes, with a
-//! warning, unless `--strict`. The floors (`clone`, `memcpy`, TDLib's empty call) are reported
-//! as `reference`, outside the family.
+//! **The screen is sequential.** A comparison neither gated nor slower after its first look
+//! gets more pairs, look after look (their sizes fixed by the plan beforehand), while its last
+//! look could still gate it and the run's time for looks lasts; its share of the screen's
+//! budget is spent over those looks in advance ([`spend`]), so going on while undecided costs
+//! no false alarms. One whose estimate is above T/2 without a verdict is re-run on as many
+//! fresh pairs as its screen had (at least the confirmation rounds') and judged on those
+//! alone, so the selection does not bias it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tdbench_contract::{ImplementationKind, Metric, Operation, Stage, Verdict, WorkerResult};
+use tdbench_contract::{Metric, Stage, Verdict, WorkerResult};
 
+use super::counts::{self, group_of};
 use super::stats::{Paired, Power, TRIM, detectable, shift_margin, signed_rank_critical, signed_rank_tail, spend, student_t_cdf, widened};
 use super::{ByRole, Grouped, Measured};
-use crate::plan::{Looks, Plan};
-use crate::results::{Comparison, GATE_LEVELS, Key, Violation};
+use crate::plan::{Looks, Plan, Schedule};
+use crate::results::{Class, Comparison, GATE_LEVELS, Key, Violation};
 
-/// Family-wise false-alarm budget of the whole latency gate, confirmation included.
+/// False-alarm budget of each family of latency comparisons, confirmation included.
 pub const FAMILY_ALPHA: f64 = 0.05;
-/// The screen's share of the budget, for its direct verdicts.
+/// The screen's share of a family's budget, for its direct verdicts.
 const SCREEN_ALPHA: f64 = FAMILY_ALPHA / 2.0;
 /// Confirmation's share.
 const CONFIRM_ALPHA: f64 = FAMILY_ALPHA / 2.0;
-/// Nominal one-sided significance that sends a comparison to confirmation.
-pub const SCREEN_P: f64 = 0.05;
-/// The power at which a comparison's detectable slowdown is stated.
+/// The power at which a comparison's detectable slowdown is stated, and that it must reach at
+/// its threshold to be gated.
 pub const POWER: f64 = 0.8;
+/// The power a gated comparison must also reach at 1.5 times its threshold.
+pub const POWER_AT_ONE_AND_A_HALF: f64 = 0.95;
 
 /// A process's fastest batch (on a stream lane, its fastest whole pass), from its batches;
 /// `None` when it has none, or any that is not a positive number ([`super::integrity`] reports
 /// those).
 fn fastest(m: &Measured) -> Option<f64> {
     let batches = &m.op.batches_ns_per_op;
-    if batches.is_empty() || batches.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+    if m.counted || batches.is_empty() || batches.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
         return None;
     }
     // A stream lane's fastest is of whole passes, not of its cheapest chunk.
@@ -58,11 +64,11 @@ fn fastest(m: &Measured) -> Option<f64> {
 /// One pair's log-ratio, current over baseline.
 ///
 /// In one process: the median, over its blocks (A B B A B A A B), of each block's
-/// log(current/baseline) time. A block compares batches milliseconds apart, so drift within the process cancels, and
-/// the median ignores the blocks a neighbour hit. (Measured here in A/A harness processes on a
-/// noisy spell: its spread across processes was 1.2–3.0%, the fastest batches' 5.5–8.1%.)
-/// In two processes: the ratio of their fastest batches, across processes the most stable
-/// statistic on this machine kind (`../shared/NOISE.md`).
+/// log(current/baseline) time. A block compares batches milliseconds apart, so drift within the
+/// process cancels, and the median ignores the blocks a neighbour hit. (Measured here in A/A
+/// harness processes on a noisy spell: its spread across processes was 1.2–3.0%, the fastest
+/// batches' 5.5–8.1%.) In two processes: the ratio of their fastest batches, across processes
+/// the most stable statistic on this machine kind.
 fn log_ratio(baseline: &Measured, current: &Measured) -> Option<f64> {
     let (b, c) = (fastest(baseline)?, fastest(current)?);
     let block = match (baseline.in_process, current.in_process) {
@@ -87,10 +93,11 @@ fn middle(mut values: Vec<f64>) -> Option<f64> {
     }
 }
 
-/// Log-ratios of the pairs of samples `keep` selects, paired by sample index.
+/// Log-ratios of the timed pairs of samples `keep` selects, paired by sample index.
 fn pairs(by_role: &ByRole, keep: impl Fn(u32) -> bool) -> Vec<f64> {
-    let current: BTreeMap<u32, &Measured> = by_role.current.iter().filter(|m| keep(m.sample)).map(|m| (m.sample, m)).collect();
-    by_role.baseline.iter().filter(|m| keep(m.sample)).filter_map(|b| log_ratio(b, current.get(&b.sample)?)).collect()
+    let timed = |m: &&Measured| !m.counted && keep(m.sample);
+    let current: BTreeMap<u32, &Measured> = by_role.current.iter().filter(timed).map(|m| (m.sample, m)).collect();
+    by_role.baseline.iter().filter(timed).filter_map(|b| log_ratio(b, current.get(&b.sample)?)).collect()
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -101,21 +108,83 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// Floors are references: reported, outside the family, never a regression.
-fn is_reference(plan: &Plan, key: &Key) -> bool {
-    key.operation == Operation::EmptyCall || plan.implementation(&key.implementation).is_some_and(|i| i.kind == ImplementationKind::Floor)
+/// The family a class is judged in: the threshold's (changed comparisons) or the backstop's
+/// (unchanged ones and TDLib round trips). Floors are in none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Family {
+    Threshold,
+    Backstop,
 }
 
-/// The comparisons in the family: pairs in both trees, not a floor.
-fn family(plan: &Plan, grouped: &Grouped) -> f64 {
-    grouped.iter().filter(|(key, r)| !r.baseline.is_empty() && !r.current.is_empty() && !is_reference(plan, key)).count().max(1) as f64
+fn family_of(class: Class) -> Option<Family> {
+    match class {
+        Class::Changed => Some(Family::Threshold),
+        Class::Unchanged | Class::RoundTrip => Some(Family::Backstop),
+        Class::Reference => None,
+    }
 }
 
-/// Whether the pairs show a slowdown at one-sided level `alpha`: the estimate is above half the
-/// threshold and the pairs' bound, widened for a run-level shift of spread `run_spread`
-/// ([`widened`]), excludes no change.
-fn slower(paired: &Paired, alpha: f64, threshold: f64, run_spread: f64) -> bool {
-    paired.ratio() > 1.0 + threshold / 2.0 && bounds(paired, alpha, run_spread).0 > 1.0
+/// Everything the verdicts need to know of the run: each key's class, each group's schedule,
+/// and the size of each family.
+struct Run {
+    classes: BTreeMap<Key, Class>,
+    schedules: BTreeMap<counts::Group, Schedule>,
+    sizes: BTreeMap<Family, usize>,
+}
+
+impl Run {
+    fn of(plan: &Plan, grouped: &Grouped) -> Run {
+        let classes = counts::classes(plan, grouped);
+        let schedules = counts::schedules(plan, grouped);
+        let mut sizes: BTreeMap<Family, usize> = BTreeMap::new();
+        for (key, class) in &classes {
+            let by_role = &grouped[key];
+            let timed = |list: &[Measured]| list.iter().any(|m| !m.counted);
+            if let Some(family) = family_of(*class).filter(|_| timed(&by_role.baseline) && timed(&by_role.current)) {
+                *sizes.entry(family).or_default() += 1;
+            }
+        }
+        Run { classes, schedules, sizes }
+    }
+
+    fn class(&self, key: &Key) -> Class {
+        self.classes.get(key).copied().unwrap_or(Class::Changed)
+    }
+
+    fn schedule(&self, key: &Key) -> Schedule {
+        self.schedules.get(&group_of(key)).copied().unwrap_or(Schedule::Full)
+    }
+
+    /// The rules `key` is judged by, with `flagged` comparisons of its family confirmed.
+    fn rules(&self, plan: &Plan, key: &Key, flagged: &BTreeMap<Family, usize>) -> Rules {
+        let class = self.class(key);
+        // A floor is judged as the backstop would judge it, to show its figures.
+        let family = family_of(class).unwrap_or(Family::Backstop);
+        let threshold = match family {
+            Family::Threshold => plan.settings.threshold_percent,
+            Family::Backstop => plan.settings.backstop_threshold_percent,
+        } / 100.0;
+        Rules {
+            threshold,
+            family: self.sizes.get(&family).copied().unwrap_or(0).max(1) as f64,
+            flagged: flagged.get(&family).copied().unwrap_or(0) as f64,
+            confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
+            looks: plan.looks(self.schedule(key)),
+            run_spread: (1.0 + plan.settings.run_spread_percent / 100.0).ln(),
+        }
+    }
+}
+
+/// The line a verdict's bound must clear: half the threshold, as a log-ratio.
+fn line(threshold: f64) -> f64 {
+    (1.0 + threshold / 2.0).ln()
+}
+
+/// Whether the pairs show a slowdown beyond half the threshold at one-sided level `alpha`:
+/// their lower bound, widened for a run-level shift of spread `run_spread` ([`widened`]), is
+/// above the line.
+fn slower(paired: &Paired, alpha: f64, rules: &Rules) -> bool {
+    bounds(paired, alpha, rules.run_spread).0.ln() > line(rules.threshold)
 }
 
 /// The pairs' one-sided bounds at level `alpha` each (as ratios), widened for a run-level shift
@@ -132,30 +201,38 @@ fn bounds(paired: &Paired, alpha: f64, run_spread: f64) -> (f64, f64) {
     (widened(estimate, low.ln(), margin).exp(), (-widened(-estimate, -high.ln(), margin)).exp())
 }
 
-/// Whether the screen sends a comparison to confirmation: slower by the regression rule at a
-/// nominal level ([`SCREEN_P`], with no run-level shift: a flag only buys fresh pairs), but not
-/// at its look's own share of the family's budget (that is a regression already).
+/// Whether the screen sends a comparison to confirmation: its estimate is above the line, its
+/// screen is not a regression at its look's own share of the budget, and it is done looking —
+/// gated, or with no look left that could gate it. (Confirming at the first look above the
+/// line would judge a true slowdown of the threshold on as few fresh pairs as that look had,
+/// where further looks gate it.)
 fn flags(screen: &Paired, rules: &Rules) -> bool {
-    slower(screen, SCREEN_P, rules.threshold, 0.0) && !slower(screen, rules.direct_alpha(screen.pairs), rules.threshold, rules.run_spread)
+    screen.mean > line(rules.threshold)
+        && !slower(screen, rules.direct_alpha(screen.pairs), rules)
+        && worth_another_look(screen, rules).is_none()
 }
 
-fn flagged(plan: &Plan, grouped: &Grouped) -> BTreeSet<Key> {
-    let rules = Rules::of(plan, grouped, 0);
+/// Flagged comparisons, and how many of each family.
+fn flagged(plan: &Plan, grouped: &Grouped, run: &Run) -> (BTreeSet<Key>, BTreeMap<Family, usize>) {
     let screen_samples = plan.screen_samples();
-    grouped
-        .iter()
-        .filter(|(key, _)| !is_reference(plan, key))
-        .filter_map(|(key, by_role)| {
-            let screen = Paired::of_logs(&pairs(by_role, |k| k < screen_samples))?;
-            flags(&screen, &rules).then(|| key.clone())
-        })
-        .collect()
+    let none = BTreeMap::new();
+    let mut keys = BTreeSet::new();
+    let mut counts: BTreeMap<Family, usize> = BTreeMap::new();
+    for (key, by_role) in grouped {
+        let Some(family) = family_of(run.class(key)) else { continue };
+        let Some(screen) = Paired::of_logs(&pairs(by_role, |k| k < screen_samples)) else { continue };
+        if flags(&screen, &run.rules(plan, key, &none)) {
+            keys.insert(key.clone());
+            *counts.entry(family).or_default() += 1;
+        }
+    }
+    (keys, counts)
 }
 
 /// Where the screen stands after a look: what the runner confirms, and what it looks at again.
 #[derive(Debug, Default)]
 pub struct Screened {
-    /// Slower by the screen's nominal rule: to be confirmed on fresh pairs.
+    /// Above the line without a verdict: to be confirmed on fresh pairs.
     pub flagged: BTreeSet<Key>,
     /// Neither a regression nor gated, with looks left that could gate it if its spread holds
     /// (the others stop for futility): each with what further looks would buy it.
@@ -183,16 +260,10 @@ impl Prospect {
 }
 
 /// Which of two groups of comparisons (the operations one worker process measures) gets its
-/// further look first. The run's time for looks runs out long before every undecided
-/// comparison had its looks (published run at 2db6663: 37 of some 110 groups had one), so it
-/// goes where a look changes what the run can see: the group whose next look would gate more of
-/// its comparisons at a level they miss now, then at the coarser level (a comparison that
-/// cannot see 3% is blind to what one at 1.3% catches more often than not), then the one whose
-/// last look would detect the least.
-///
-/// (Ordered by the last look alone, as before, looks went to comparisons near 1% that already
-/// saw 3%, while comparisons at 3.1–4.5% one look short of 3% got none; ordered by the coarsest
-/// level alone, a full A/A run gated 5 more at 3% and 19 fewer at 1%.)
+/// further look first. The run's time for looks can run out before every undecided
+/// comparison had its looks, so it goes where a look changes what the run can see: the group
+/// whose next look would gate more of its comparisons at a level they miss now, then at the
+/// coarser level, then the one whose last look would detect the least.
 pub fn look_first(a: &[Prospect], b: &[Prospect]) -> std::cmp::Ordering {
     let gains = |group: &[Prospect]| {
         let mut levels: Vec<f64> = group.iter().filter_map(|p| p.next_gains).collect();
@@ -208,15 +279,15 @@ pub fn look_first(a: &[Prospect], b: &[Prospect]) -> std::cmp::Ordering {
 /// The screen over every latency comparison, on the samples so far.
 pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
     let grouped = super::group(samples);
-    let flagged = flagged(plan, &grouped);
-    let rules = Rules::of(plan, &grouped, flagged.len());
+    let run = Run::of(plan, &grouped);
+    let (flagged, counts) = flagged(plan, &grouped, &run);
     let screen_samples = plan.screen_samples();
     let undecided = grouped
         .iter()
-        .filter(|(key, _)| !is_reference(plan, key) && !flagged.contains(*key))
+        .filter(|(key, _)| family_of(run.class(key)).is_some() && !flagged.contains(*key))
         .filter_map(|(key, by_role)| {
             let screen = Paired::of_logs(&pairs(by_role, |k| k < screen_samples))?;
-            Some((key.clone(), worth_another_look(&screen, &rules)?))
+            Some((key.clone(), worth_another_look(&screen, &run.rules(plan, key, &counts))?))
         })
         .collect();
     Screened { flagged, undecided }
@@ -226,11 +297,6 @@ pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
 /// has looks left, and its last look, if its spread holds, would gate it at the threshold or at
 /// least at the largest level the summary counts ([`GATE_LEVELS`]); if not, it stops (the
 /// futility rule). Gives what its looks would buy it.
-///
-/// Why not only "could gate it at the threshold": a comparison that 30 pairs bring from 4% to
-/// 1.3% cannot be gated at 1%, but it then catches a 1.5% slowdown more often than not, and
-/// the summary counts it at 3%. Its looks cost no false alarms (their levels are spent in
-/// advance), only time, and the run's time for looks goes where they gain most ([`look_first`]).
 fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<Prospect> {
     let most = rules.looks.most();
     let judged = judge(screen.clone(), None, false, *rules);
@@ -239,7 +305,7 @@ fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<Prospect> {
     }
     let projected = |pairs: usize| {
         let error = screen.standard_error * (screen.pairs as f64 / pairs as f64).sqrt();
-        screen_detectable(pairs, error, trimmed_df(pairs), rules, true)
+        screen_detectable(pairs, error, trimmed_df(pairs), rules, true).0
     };
     let next = rules.looks.pairs(rules.looks.reached(screen.pairs) + 1).min(most);
     let prospect = Prospect::new(judged.detectable, projected(next), projected(most), rules.threshold);
@@ -247,14 +313,14 @@ fn worth_another_look(screen: &Paired, rules: &Rules) -> Option<Prospect> {
     (prospect.last.exp() - 1.0 <= worth).then_some(prospect)
 }
 
-/// What the verdict rules need to know of the run.
+/// What the verdict rules need to know of one comparison's run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Rules {
-    /// Regression threshold, as a fraction.
+    /// The slowdown it is held to, as a fraction.
     pub threshold: f64,
-    /// Comparisons in the family.
+    /// Comparisons in its family.
     pub family: f64,
-    /// Comparisons the screen flagged.
+    /// Comparisons of its family the screen flagged.
     pub flagged: f64,
     /// Fresh pairs a confirmation gets at least.
     pub confirm_pairs: usize,
@@ -265,17 +331,6 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
-    fn of(plan: &Plan, grouped: &Grouped, flagged: usize) -> Rules {
-        Rules {
-            threshold: plan.settings.threshold_percent / 100.0,
-            family: family(plan, grouped),
-            flagged: flagged as f64,
-            confirm_pairs: 2 * plan.settings.confirm_rounds as usize,
-            looks: plan.looks(),
-            run_spread: (1.0 + plan.settings.run_spread_percent / 100.0).ln(),
-        }
-    }
-
     /// The one-sided level of a direct verdict at the look `pairs` pairs reached: that look's
     /// share of the comparison's part of the screen's budget.
     fn direct_alpha(&self, pairs: usize) -> f64 {
@@ -283,12 +338,11 @@ impl Rules {
         spend(SCREEN_ALPHA / self.family, &looks)[self.looks.reached(pairs) - 1]
     }
 
-    /// The one-sided level of each confirmation when `flagged` comparisons are confirmed:
-    /// confirmation's budget shared among them. Fresh pairs are independent of the screen that
-    /// selected them, so the selection cannot bias them — unless the run's pairs share a shift,
-    /// which the screen then selects for and the confirmation shares: with a run-level spread,
-    /// each comparison of the family gets its share whether flagged or not. (Seeded simulation
-    /// with a 0.25% shift: 36 of 300 A/A runs raised a false alarm sharing among the flagged.)
+    /// The one-sided level of each confirmation when `flagged` comparisons of the family are
+    /// confirmed: confirmation's budget shared among them. Fresh pairs are independent of the
+    /// screen that selected them, so the selection cannot bias them — unless the run's pairs
+    /// share a shift, which the screen then selects for and the confirmation shares: with a
+    /// run-level spread, each comparison of the family gets its share whether flagged or not.
     fn confirm_alpha(&self, flagged: f64) -> f64 {
         CONFIRM_ALPHA / if self.run_spread > 0.0 { self.family } else { flagged }
     }
@@ -311,42 +365,50 @@ pub(crate) struct Judged {
     pub detectable: f64,
 }
 
-/// Power of one stage: its test rejects and its estimate clears half the threshold.
+/// Power of one stage: its test rejects "no more than the line".
 #[derive(Clone, Copy)]
 struct StagePower {
     test: Power,
-    /// Spread of the estimate: its pairs' and the run-level shift's.
-    spread: f64,
-    df: f64,
-    half_threshold: f64,
+    line: f64,
     can_reject: bool,
 }
 
 impl StagePower {
-    /// For `pairs` pairs. The signed-rank test is modelled as a t-test at the level it can
-    /// really reach (its exact tail at its critical count: with few pairs, well below `alpha`;
-    /// with so few that even all positive is not rare enough, it never rejects), with the
-    /// spread widened by its efficiency against the t-test under normal noise (0.955), and its
-    /// bound widened for the run-level shift ([`widened`]).
+    /// For `pairs` pairs. The signed-rank test of "centre ≤ line" is modelled as a t-test at
+    /// the level it can really reach (its exact tail at its critical count: with few pairs, well
+    /// below `alpha`; with so few that even all positive is not rare enough, it never rejects),
+    /// with the spread widened ([`model_se`]), and its bound widened for the run-level shift
+    /// ([`widened`]).
     fn new(pairs: usize, se: f64, df: f64, alpha: f64, threshold: f64, run_spread: f64) -> StagePower {
         let reachable = signed_rank_critical(pairs, alpha).map(|w| signed_rank_tail(pairs, w));
-        let se = se / 0.955f64.sqrt();
+        let se = model_se(se, pairs);
         StagePower {
             test: Power::new(se, df, reachable.unwrap_or(alpha)).with_shift(run_spread, alpha),
-            spread: (se * se + run_spread * run_spread).sqrt(),
-            df,
-            half_threshold: (1.0 + threshold / 2.0).ln(),
+            line: line(threshold),
             can_reject: reachable.is_some(),
         }
     }
 
     fn at(&self, effect: f64) -> f64 {
-        if !self.can_reject {
-            return 0.0;
-        }
-        let clears = if self.spread > 0.0 { 1.0 - student_t_cdf((self.half_threshold - effect) / self.spread, self.df) } else { 1.0 };
-        self.test.at(effect) * clears
+        if self.can_reject { self.test.at(effect - self.line) } else { 0.0 }
     }
+}
+
+/// The spread the power model gives an estimate from `pairs` pairs whose winsorized standard
+/// error is `se`: widened by the signed-rank test's efficiency against the t-test under normal
+/// noise (0.955), and by 1 + 1.5/n for how far a few pairs' winsorized error falls short of the
+/// Hodges–Lehmann estimate's real spread. (Measured on seeded heavy-tailed noise, one pair in
+/// ten five times wider, as on this machine kind: the real spread was 1.29, 1.06, 1.04 and 1.03
+/// times the median winsorized error at 6, 16, 32 and 96 pairs; under normal noise 1.10 at 6
+/// and 1.0 from 16. Without it, a stated detectable slowdown at six pairs was caught in 60% of
+/// runs, not 80%.)
+fn model_se(se: f64, pairs: usize) -> f64 {
+    se / 0.955f64.sqrt() * (1.0 + 1.5 / pairs.max(1) as f64)
+}
+
+/// The chance the screen's estimate lands above the line (a flag, or a direct verdict).
+fn above_line(effect: f64, se: f64, df: f64, threshold: f64) -> f64 {
+    if se > 0.0 { 1.0 - student_t_cdf((line(threshold) - effect) / se, df) } else { f64::from(effect > line(threshold)) }
 }
 
 /// Pairs left after trimming `n`, less one.
@@ -354,75 +416,86 @@ fn trimmed_df(n: usize) -> f64 {
     (n as f64 - 2.0 * (TRIM * n as f64).floor() - 1.0).max(1.0)
 }
 
-/// The log-slowdown a screen of `pairs` pairs with this standard error catches with [`POWER`]:
-/// directly, at its look's level, or (`confirmable`: a flag will get its confirmation) by being
-/// flagged and then confirmed on fresh pairs with the same spread, one more comparison in the
-/// confirmation's family. A direct verdict is also slower at the flag's nominal level, and a
-/// confirmation is independent of the screen, so the chance is P(direct) + (P(flag) −
-/// P(direct)) · P(confirmed).
-fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, confirmable: bool) -> f64 {
+/// The procedure's power at a log-slowdown, as a function, and whether it gates the threshold.
+fn gated(power: impl Fn(f64) -> f64, threshold: f64) -> bool {
+    power((1.0 + threshold).ln()) >= POWER - 1e-9 && power((1.0 + 1.5 * threshold).ln()) >= POWER_AT_ONE_AND_A_HALF - 1e-9
+}
+
+/// The log-slowdown a screen of `pairs` pairs with this standard error catches with [`POWER`],
+/// and whether it gates its threshold: directly, at its look's level, or (`confirmable`: a flag
+/// will get its confirmation) by being flagged and then confirmed on fresh pairs with the same
+/// spread, one more comparison in the confirmation's family. A direct verdict is also above the
+/// line, and a confirmation is independent of the screen, so the chance is P(direct) +
+/// (P(above the line) − P(direct)) · P(confirmed).
+fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, confirmable: bool) -> (f64, bool) {
     let t = rules.threshold;
     let direct = StagePower::new(pairs, standard_error, df, rules.direct_alpha(pairs), t, rules.run_spread);
     let n = rules.confirm_pairs_after(pairs);
     let later = (n >= 2 && confirmable).then(|| {
         let se = standard_error * (pairs as f64 / n as f64).sqrt();
-        let flag = StagePower::new(pairs, standard_error, df, SCREEN_P, t, 0.0);
-        (flag, StagePower::new(n, se, trimmed_df(n), rules.confirm_alpha(rules.flagged + 1.0), t, rules.run_spread))
+        StagePower::new(n, se, trimmed_df(n), rules.confirm_alpha(rules.flagged + 1.0), t, rules.run_spread)
     });
+    let flag_se = model_se(standard_error, pairs).hypot(rules.run_spread);
     let power = |e: f64| {
         let d = direct.at(e);
-        d + later.map_or(0.0, |(flag, confirm)| (flag.at(e) - d).max(0.0) * confirm.at(e))
+        d + later.map_or(0.0, |confirm| (above_line(e, flag_se, df, t) - d).max(0.0) * confirm.at(e))
     };
-    detectable(power, POWER)
+    (detectable(power, POWER), gated(power, t))
 }
 
 /// The verdict rules, apart from where the pairs come from.
 pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, rules: Rules) -> Judged {
     let t = rules.threshold;
     let unconfirmed = is_flagged && confirm.is_none();
-    let (paired, alpha, stage, regression, detectable) = match (is_flagged, confirm) {
+    let (paired, alpha, stage, regression, (detectable_slowdown, is_gated)) = match (is_flagged, confirm) {
         (true, Some(confirm)) => {
             let alpha = rules.confirm_alpha(rules.flagged.max(1.0));
             let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t, rules.run_spread);
-            let d = detectable(|e| stage.at(e), POWER);
-            let regression = slower(&confirm, alpha, t, rules.run_spread);
-            (confirm, alpha, Stage::Confirm, regression, d)
+            let power = |e| stage.at(e);
+            let shown = (detectable(power, POWER), gated(power, t));
+            let regression = slower(&confirm, alpha, &rules);
+            (confirm, alpha, Stage::Confirm, regression, shown)
         }
         _ => {
             let alpha = rules.direct_alpha(screen.pairs);
-            let d = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
-            let regression = slower(&screen, alpha, t, rules.run_spread);
+            let shown = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
+            let regression = slower(&screen, alpha, &rules);
             // A look that cannot reject shows its interval at the comparison's whole share.
-            let shown = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
-            (screen, shown, Stage::Screen, regression, d)
+            let alpha = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
+            (screen, alpha, Stage::Screen, regression, shown)
         }
     };
     let verdict = if regression {
         Verdict::Regression
-    } else if detectable.exp() - 1.0 <= t + 1e-12 {
+    } else if is_gated {
         Verdict::Pass
     } else {
         Verdict::NotGated
     };
-    Judged { paired, alpha, stage, verdict, detectable }
+    Judged { paired, alpha, stage, verdict, detectable: detectable_slowdown }
 }
 
 pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
     let mut comparisons = Vec::new();
     let mut violations = Vec::new();
-    if !plan.settings.worker.measure.times() {
+    if !plan.settings.measure.times() {
         return (comparisons, violations);
     }
-    let flagged = flagged(plan, grouped);
-    let rules = Rules::of(plan, grouped, flagged.len());
+    let run = Run::of(plan, grouped);
+    let (flagged, counts) = flagged(plan, grouped, &run);
     let screen_samples = plan.screen_samples();
     for (key, by_role) in grouped {
         let Some(screen) = Paired::of_logs(&pairs(by_role, |k| k < screen_samples)) else { continue };
         let confirm = Paired::of_logs(&pairs(by_role, |k| k >= screen_samples));
+        let class = run.class(key);
+        let rules = run.rules(plan, key, &counts);
         let mut judged = judge(screen, confirm, flagged.contains(key), rules);
-        if is_reference(plan, key) {
-            judged.verdict = Verdict::Reference;
-        }
+        judged.verdict = match (class, judged.verdict) {
+            (Class::Reference, _) => Verdict::Reference,
+            // Decided by the counts; the backstop can only fail it.
+            (Class::Unchanged, Verdict::Pass | Verdict::NotGated) => Verdict::Unchanged,
+            (_, verdict) => verdict,
+        };
         let (low, high) = bounds(&judged.paired, judged.alpha, rules.run_spread);
         let describe = || {
             format!(
@@ -434,20 +507,24 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
                 judged.stage
             )
         };
+        let held_to = rules.threshold * 100.0;
         match judged.verdict {
             Verdict::Regression => violations.push(Violation::at(
                 "latency regression",
                 key,
-                format!("{} is a slowdown beyond the {:.1}% threshold's line", describe(), plan.settings.threshold_percent),
+                format!(
+                    "{} is a slowdown beyond half the {held_to:.1}% {} with the family's confidence",
+                    describe(),
+                    if class == Class::Changed { "threshold" } else { "backstop" }
+                ),
             )),
-            Verdict::NotGated if plan.settings.strict => violations.push(Violation::at(
+            Verdict::NotGated if plan.settings.strict && class == Class::Changed => violations.push(Violation::at(
                 "not gated",
                 key,
                 format!(
-                    "{}: could only have caught a slowdown of {:.1}% (80% power), not {:.1}% (--strict)",
+                    "{}: could only have caught a slowdown of {:.1}% (80% power), not {held_to:.1}% (--strict)",
                     describe(),
                     (judged.detectable.exp() - 1.0) * 100.0,
-                    plan.settings.threshold_percent
                 ),
             )),
             _ => {}
@@ -470,6 +547,8 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             pairs: judged.paired.pairs,
             stage: judged.stage,
             verdict: judged.verdict,
+            class: Some(class),
+            threshold: Some(rules.threshold),
         });
     }
     (comparisons, violations)
@@ -504,23 +583,31 @@ mod tests {
 
     const SCREEN_PAIRS: usize = 6;
     const CONFIRM_PAIRS: usize = 16;
-    /// One look only, as before the screen was sequential.
+    /// One look only.
     const ONE_LOOK: Looks = Looks { first: SCREEN_PAIRS, step: 0, count: 1 };
-    /// The looks `./run.sh` takes by default (4 rounds, then 4 more at a time, four looks at
-    /// most), so the simulations below judge the procedure a default run uses; a test checks
-    /// it against the command line's own defaults.
-    const LOOKS: Looks = Looks { first: 8, step: 8, count: 4 };
+    /// The looks `./run.sh` takes by default at a comparison timed in full (8 rounds, then 8
+    /// more at a time, six looks at most), so the simulations below judge the procedure a
+    /// default run uses; a test checks it against the command line's own defaults.
+    const LOOKS: Looks = Looks { first: 16, step: 16, count: 6 };
+    /// The backstop's one look at an unchanged comparison by default (2 rounds).
+    const BACKSTOP: Looks = Looks { first: 4, step: 0, count: 1 };
+
+    fn pct(p: f64) -> f64 {
+        (1.0 + p / 100.0).ln()
+    }
 
     #[test]
     fn the_simulated_looks_are_the_default_runs() {
         use clap::Parser;
         let options = crate::cli::Options::try_parse_from(["./run.sh"]).unwrap();
-        let defaults =
-            Looks { first: 2 * options.rounds() as usize, step: 2 * options.look_rounds as usize, count: options.looks as usize };
-        assert_eq!(defaults, LOOKS);
+        let full = Looks { first: 2 * options.rounds() as usize, step: 2 * options.look_rounds as usize, count: options.looks as usize };
+        assert_eq!(full, LOOKS);
+        assert_eq!(Looks { first: 2 * options.backstop_rounds as usize, step: 0, count: 1 }, BACKSTOP);
+        assert_eq!(2 * options.confirm_rounds as usize, CONFIRM_PAIRS);
+        assert_eq!((options.threshold, options.backstop_threshold), (1.0, 5.0));
     }
 
-    /// One synthetic run of `m` comparisons, the first slowed by `effect` (log), through the
+    /// One synthetic family of `m` comparisons, the first slowed by `effect` (log), through the
     /// whole procedure as the runner drives it: looks while undecided, confirmation of what the
     /// screen flags on as many fresh pairs as it had, verdicts. No run-level shift.
     fn simulate(noise: &mut Noise, m: usize, sd: f64, effect: f64, threshold: f64, looks: Looks) -> Vec<Judged> {
@@ -557,6 +644,69 @@ mod tests {
             .collect()
     }
 
+    /// How often, in `runs` seeded runs of a family of `m`, the first comparison (slowed by
+    /// `effect` percent) is a regression, is gated, and any of the family is a regression.
+    fn rates(seed: u64, runs: usize, m: usize, sd: f64, effect: f64, threshold: f64, looks: Looks) -> (usize, usize, usize) {
+        let mut noise = Noise(seed);
+        let (mut caught, mut gated, mut any) = (0, 0, 0);
+        for _ in 0..runs {
+            let run = simulate(&mut noise, m, sd, pct(effect), threshold, looks);
+            caught += usize::from(run[0].verdict == Verdict::Regression);
+            gated += usize::from(run[0].verdict != Verdict::NotGated);
+            any += usize::from(run.iter().any(|j| j.verdict == Verdict::Regression));
+        }
+        (caught, gated, any)
+    }
+
+    #[test]
+    fn a_changed_comparison_keeps_the_three_promises_of_the_verdict() {
+        // A change to one codec on one lane: its encode and decode changed, a family of two,
+        // held to 1% with the default looks. Per-pair noise of 0.5% and 1% (heavy-tailed), as
+        // in-process pairs measure most codecs here. 300 seeded runs per case; a rate's binomial
+        // spread at 5% of 300 is about ±3.8 runs.
+        for (seed, sd) in [(101, 0.005), (202, 0.01)] {
+            let runs = 300;
+            let (half, _, _) = rates(seed, runs, 2, sd, 0.5, 0.01, LOOKS);
+            let (at, gated_at, _) = rates(seed + 1, runs, 2, sd, 1.0, 0.01, LOOKS);
+            let (beyond, _, _) = rates(seed + 2, runs, 2, sd, 1.5, 0.01, LOOKS);
+            let (_, gated_none, alarms) = rates(seed + 3, runs, 2, sd, 0.0, 0.01, LOOKS);
+            eprintln!(
+                "noise {sd}: +0.5% failed {half}, +1% caught {at}, +1.5% caught {beyond}, identical code raised an alarm in {alarms} \
+                 of {runs} runs; gated {gated_none} (identical), {gated_at} (+1%)"
+            );
+            // The procedure gates nearly all it judges here, so the promises are the verdict's
+            // own. (A true change right at the line is the hardest to gate: it is neither clearly
+            // above nor clearly below; half of them were gated, 79–91%.)
+            assert!(gated_none >= runs * 95 / 100, "identical code gated in {gated_none} of {runs} runs");
+            assert!(gated_at >= runs * 85 / 100, "a true 1% gated in {gated_at} of {runs} runs");
+            assert!(half <= runs * 5 / 100, "a true half-threshold change failed {half} of {runs} runs (≤ 5% promised)");
+            assert!(at >= runs * 80 / 100, "a true 1% was caught in {at} of {runs} runs (≥ 80% promised)");
+            assert!(beyond >= runs * 95 / 100, "a true 1.5% was caught in {beyond} of {runs} runs (≥ 95% promised)");
+            assert!(alarms <= runs * 5 / 100, "identical code raised an alarm in {alarms} of {runs} runs (≤ 5% promised)");
+        }
+    }
+
+    #[test]
+    fn a_comparison_that_cannot_be_gated_says_so_rather_than_pass() {
+        // 4% per-pair noise: six looks cannot gate 1%. Nothing passes as gated.
+        let (_, gated, alarms) = rates(303, 100, 2, 0.04, 0.0, 0.01, LOOKS);
+        assert!(gated <= 5, "{gated} of 100 gated at 1% with 4% noise");
+        assert!(alarms <= 5, "{alarms}");
+    }
+
+    #[test]
+    fn the_backstop_raises_a_false_alarm_in_at_most_one_run_in_twenty() {
+        // A full run's unchanged comparisons: 200 of them, two rounds each, held to 5%, with
+        // 2% per-pair noise. Identical code: at most 5% of runs with any false alarm. A 10%
+        // slowdown the counts could not see is caught.
+        let (runs, m) = (100, 200);
+        let (_, _, alarms) = rates(404, runs, m, 0.02, 0.0, 0.05, BACKSTOP);
+        let (caught, _, _) = rates(405, runs, m, 0.02, 10.0, 0.05, BACKSTOP);
+        eprintln!("backstop, 200 comparisons: identical code alarmed {alarms} of {runs} runs; a 10% slowdown caught {caught}");
+        assert!(alarms <= runs * 5 / 100, "{alarms} of {runs}");
+        assert!(caught >= runs * 80 / 100, "{caught} of {runs}");
+    }
+
     #[test]
     fn an_in_process_pair_is_the_median_of_its_blocks() {
         let op = |batches: Vec<f64>| OperationResult {
@@ -570,6 +720,7 @@ mod tests {
             allocations_per_op: 0.0,
             bytes_per_op: 0.0,
             instructions_per_op: None,
+            instruction_profile: None,
             compressed: None,
             stream_updates: None,
         };
@@ -579,41 +730,21 @@ mod tests {
             op(vec![100.0, 100.0, 100.0, 100.0, 90.0, 110.0, 100.0, 100.0]),
             op(vec![102.0, 102.0, 100.0, 104.0, 110.0, 110.0, 104.0, 104.0]),
         );
-        let measured = |op, in_process| Measured { sample: 0, op, in_process };
+        let measured = |op, in_process| Measured { sample: 0, op, in_process, counted: false };
         let paired = log_ratio(&measured(&b, Some(2)), &measured(&c, Some(2))).unwrap();
         assert!((paired - (1.02f64.ln() + 1.04f64.ln()) / 2.0).abs() < 1e-12, "{paired}");
         let apart = log_ratio(&measured(&b, None), &measured(&c, None)).unwrap();
         assert!((apart - (100.0f64 / 90.0).ln()).abs() < 1e-12, "{apart}");
-    }
-
-    #[test]
-    fn identical_code_raises_a_false_alarm_in_at_most_one_run_in_twenty() {
-        // 400 A/A runs of 40 comparisons, 1% per-pair noise with heavy tails: at 1% threshold
-        // most comparisons take further looks, every one a chance of a false flag.
-        let mut noise = Noise(11);
-        let runs = 400;
-        let mut by_stage = [0, 0];
-        let alarms = (0..runs)
-            .filter(|_| {
-                let run = simulate(&mut noise, 40, 0.01, 0.0, 0.01, LOOKS);
-                for j in run.iter().filter(|j| j.verdict == Verdict::Regression) {
-                    by_stage[(j.stage == Stage::Confirm) as usize] += 1;
-                }
-                run.iter().any(|j| j.verdict == Verdict::Regression)
-            })
-            .count();
-        eprintln!("false alarms by stage (screen, confirm): {by_stage:?}");
-        // 5% of 400 is 20; binomial noise on that count is about ±4.4.
-        assert!(alarms <= 25, "{alarms} of {runs} A/A runs raised a false alarm");
+        // A count has no time: no pair.
+        assert_eq!(log_ratio(&Measured { counted: true, ..measured(&b, None) }, &measured(&c, None)), None);
     }
 
     #[test]
     fn a_run_level_shift_raises_false_alarms_unless_the_run_spread_holds_it() {
-        // Pairs of one run sharing a shift of spread 0.25% (as calibration measured here),
-        // 0.5% per-pair noise, 14 comparisons as in `--data messages`: trusting the pairs alone,
-        // more pairs make the shift "significant"; holding bounds above the run spread keeps
-        // the run's false alarms within the budget, and a planted 3% is still caught.
-        let (shift, sd, m, runs) = (0.0025, 0.005, 14, 300);
+        // Pairs of one run sharing a shift of spread 0.5%, 0.5% per-pair noise, 14 comparisons
+        // held to 1%: trusting the pairs alone, more pairs make the shift "significant";
+        // holding bounds above the run spread keeps the run's false alarms within the budget.
+        let (shift, sd, m, runs) = (0.005, 0.005, 14, 150);
         let rules = |run_spread: f64| Rules {
             threshold: 0.01,
             family: m as f64,
@@ -631,22 +762,9 @@ mod tests {
                 .count()
         };
         let (trusting, held) = (alarms(0.0, 51), alarms(shift, 51));
-        let caught = |effect: f64, seed: u64| {
-            let mut noise = Noise(seed);
-            (0..runs).filter(|_| simulate_shifted(&mut noise, m, sd, effect, shift, rules(shift))[0].verdict == Verdict::Regression).count()
-        };
-        let (three, one_and_a_half) = (caught(1.03f64.ln(), 52), caught(1.015f64.ln(), 53));
-        eprintln!(
-            "run shift 0.25%: false alarms in {trusting} of {runs} runs trusting the pairs, {held} holding the run spread; \
-             planted 3% caught {three}, 1.5% {one_and_a_half} of {runs}"
-        );
-        // 5% of 300 is 15 (binomial spread about ±3.8).
-        assert!(held <= 20, "{held} of {runs}");
-        assert!(trusting >= 2 * held.max(10), "trusting the pairs: {trusting} of {runs}");
-        assert!(three as f64 >= 0.95 * runs as f64, "3% caught in {three} of {runs}");
-        // The shift's margin combined with the pairs' in quadrature, not added: still more
-        // often caught than not at 1.5% (251 of 300 when written).
-        assert!(one_and_a_half as f64 >= 0.7 * runs as f64, "1.5% caught in {one_and_a_half} of {runs}");
+        eprintln!("run shift 0.5%: false alarms in {trusting} of {runs} runs trusting the pairs, {held} holding the run spread");
+        assert!(held <= runs * 5 / 100 + 3, "{held} of {runs}");
+        assert!(trusting >= 2 * held.max(8), "trusting the pairs: {trusting} of {runs}");
     }
 
     #[test]
@@ -663,65 +781,68 @@ mod tests {
                 (0..runs).filter(|_| simulate(&mut noise, 40, sd, effect, 0.01, ONE_LOOK)[0].verdict == Verdict::Regression).count();
             let rate = caught as f64 / runs as f64;
             eprintln!("noise {sd}: stated {:.2}% detectable at 80%, caught in {rate:.2} of runs", (effect.exp() - 1.0) * 100.0);
-            assert!((0.65..=0.95).contains(&rate), "noise {sd}: stated {:.2}%, caught {rate:.2}", (effect.exp() - 1.0) * 100.0);
+            assert!((0.65..=0.97).contains(&rate), "noise {sd}: stated {:.2}%, caught {rate:.2}", (effect.exp() - 1.0) * 100.0);
         }
     }
 
     #[test]
     fn further_looks_gate_what_one_look_cannot_and_catch_it() {
-        // Per-pair noise against a 3% threshold that six pairs rarely gate; looks up to 30
-        // pairs mostly do, and a planted 3% is then caught about as often as gated ones
-        // promise (80%) — not more often than the share gated allows.
-        let threshold = 0.03;
-        for (seed, sd) in [(21, 0.025), (23, 0.02)] {
-            let gated = |looks: Looks| {
-                let mut noise = Noise(seed);
-                (0..100).filter(|_| simulate(&mut noise, 40, sd, 0.0, threshold, looks)[0].verdict == Verdict::Pass).count()
-            };
-            let (one, more) = (gated(ONE_LOOK), gated(LOOKS));
-            let mut noise = Noise(seed + 100);
-            let runs = 200;
-            let planted = 1.03f64.ln();
-            let caught =
-                (0..runs).filter(|_| simulate(&mut noise, 40, sd, planted, threshold, LOOKS)[0].verdict == Verdict::Regression).count();
+        // Per-pair noise against a 1% threshold that the first look rarely gates; further looks
+        // mostly do, and a planted 1% is then caught about as often as gated ones promise.
+        for (seed, sd) in [(21, 0.008), (23, 0.01)] {
+            let first = Looks { count: 1, ..LOOKS };
+            let gated = |looks: Looks| rates(seed, 100, 2, sd, 0.0, 0.01, looks).1;
+            let (one, more) = (gated(first), gated(LOOKS));
+            let (caught, _, _) = rates(seed + 100, 200, 2, sd, 1.0, 0.01, LOOKS);
             eprintln!(
-                "noise {sd}: gated at 3% in 100 A/A runs: {one} with one look, {more} with four; planted 3% caught in {caught} of {runs}"
+                "noise {sd}: gated at 1% in 100 A/A runs: {one} with one look, {more} with six; planted 1% caught in {caught} of 200"
             );
-            assert!(more >= 70 && more >= one + 40, "one look {one}, four {more}");
-            let promised = 0.8 * more as f64 / 100.0;
-            assert!(caught as f64 >= (promised - 0.1) * runs as f64, "caught {caught} of {runs}, gated {more} of 100");
+            assert!(more >= 90 && more >= one + 40, "one look {one}, six {more}");
+            assert!(caught as f64 >= 0.8 * 200.0 * more as f64 / 100.0 - 10.0, "caught {caught} of 200, gated {more} of 100");
         }
     }
 
     #[test]
     fn a_later_look_judges_at_its_own_share_of_the_budget() {
         let rules = Rules { looks: LOOKS, ..rules() };
-        let shares: Vec<f64> = (1..=4).map(|look| rules.direct_alpha(LOOKS.pairs(look))).collect();
-        assert_eq!(shares[0], 0.0, "eight pairs cannot reach 2.5% of 40");
+        let shares: Vec<f64> = (1..=LOOKS.count).map(|look| rules.direct_alpha(LOOKS.pairs(look))).collect();
         assert!((shares.iter().sum::<f64>() - SCREEN_ALPHA / 40.0).abs() < 1e-15);
+        assert!(shares.windows(2).all(|w| w[0] <= w[1]), "later looks get more: {shares:?}");
         // Between looks: the look reached.
-        assert_eq!(rules.direct_alpha(20), shares[1]);
+        assert_eq!(rules.direct_alpha(40), shares[1]);
         // The last look's pairs all at +5%: a regression of the screen on its own, at that look.
         let j = judge(Noise(31).pairs(LOOKS.most(), 0.002, 0.05), None, false, rules);
-        assert_eq!((j.stage, j.verdict, j.alpha), (Stage::Screen, Verdict::Regression, shares[3]));
+        assert_eq!((j.stage, j.verdict, j.alpha), (Stage::Screen, Verdict::Regression, shares[LOOKS.count - 1]));
     }
 
     #[test]
     fn a_comparison_that_no_look_could_gate_stops_for_futility() {
         let rules = Rules { looks: LOOKS, ..rules() };
-        // 20% per-pair noise: not even 30 pairs would gate 1%.
-        assert_eq!(worth_another_look(&Noise(41).pairs(SCREEN_PAIRS, 0.2, 0.0), &rules), None);
-        // 0.6%: undecided after six pairs, worth more.
-        let undecided = Noise(42).pairs(SCREEN_PAIRS, 0.006, 0.0);
+        // 20% per-pair noise: not even 96 pairs would gate 1%.
+        assert_eq!(worth_another_look(&Noise(41).pairs(LOOKS.first, 0.2, 0.0), &rules), None);
+        // 1%: undecided after 16 pairs, worth more.
+        let undecided = Noise(42).pairs(LOOKS.first, 0.01, 0.0);
         assert_eq!(judge(undecided.clone(), None, false, rules).verdict, Verdict::NotGated);
         assert!(worth_another_look(&undecided, &rules).is_some());
         // Quiet: gated at once, no more looks.
-        assert_eq!(worth_another_look(&Noise(43).pairs(SCREEN_PAIRS, 0.0005, 0.0), &rules), None);
+        assert_eq!(worth_another_look(&Noise(43).pairs(LOOKS.first, 0.0005, 0.0), &rules), None);
+    }
+
+    #[test]
+    fn a_flag_waits_for_the_screen_to_finish_looking() {
+        // Above the line after the first look but not gated: another look, not a confirmation
+        // on as few fresh pairs.
+        let rules = Rules { looks: LOOKS, family: 2.0, ..rules() };
+        let early = Noise(44).pairs(LOOKS.first, 0.01, pct(1.0));
+        assert!(early.mean > line(0.01));
+        assert!(worth_another_look(&early, &rules).is_some() && !flags(&early, &rules));
+        // With no look left, the same screen is flagged.
+        let last = Rules { looks: Looks { count: 1, ..LOOKS }, ..rules };
+        assert!(flags(&early, &last));
     }
 
     #[test]
     fn a_look_goes_first_where_it_gates_the_coarsest_level() {
-        let pct = |p: f64| (1.0 + p / 100.0f64).ln();
         let prospect = |now, next, last| Prospect::new(pct(now), pct(next), pct(last), 0.01);
         let sees_3 = prospect(3.5, 2.4, 1.6);
         let sees_1 = prospect(1.3, 0.95, 0.7);
@@ -732,40 +853,6 @@ mod tests {
         assert_eq!(groups, vec![vec![sees_3, later, sees_3], vec![sees_3], vec![sees_1], vec![later, sees_1], vec![later]]);
         // A threshold between the summary's levels is a level of its own.
         assert_eq!(Prospect::new(pct(2.3), pct(1.9), pct(1.5), 0.02).next_gains, Some(0.02));
-    }
-
-    #[test]
-    fn with_time_for_few_looks_those_that_gain_a_level_first_gate_more() {
-        // 60 comparisons, one per process group, per-pair spreads from 0.5% to 3%, time for 20
-        // looks: each comparison's pairs are drawn once, so both orders see the same pairs.
-        let rules = Rules { family: 60.0, looks: LOOKS, ..rules() };
-        let mut noise = Noise(71);
-        let drawn: Vec<Vec<f64>> = (0..60).map(|i| noise.logs(LOOKS.most(), 0.005 * 6f64.powf(i as f64 / 59.0), 0.0)).collect();
-        let gated = |order: &dyn Fn(&[Prospect], &[Prospect]) -> std::cmp::Ordering| {
-            let mut taken = vec![LOOKS.first; drawn.len()];
-            let mut budget = 20;
-            loop {
-                let mut waiting: Vec<(usize, Prospect)> = (0..drawn.len())
-                    .filter_map(|i| Some((i, worth_another_look(&Paired::of_logs(&drawn[i][..taken[i]]).unwrap(), &rules)?)))
-                    .collect();
-                if waiting.is_empty() || budget == 0 {
-                    break;
-                }
-                waiting.sort_by(|a, b| order(&[a.1], &[b.1]));
-                for (i, _) in waiting.into_iter().take(budget) {
-                    taken[i] += LOOKS.step;
-                    budget -= 1;
-                }
-            }
-            let judged: Vec<Judged> =
-                (0..drawn.len()).map(|i| judge(Paired::of_logs(&drawn[i][..taken[i]]).unwrap(), None, false, rules)).collect();
-            [0.01, 0.03].map(|level| judged.iter().filter(|j| j.detectable.exp() - 1.0 <= level).count())
-        };
-        let least_last_first = |a: &[Prospect], b: &[Prospect]| a[0].last.total_cmp(&b[0].last);
-        let (gain_first, least_last) = (gated(&look_first), gated(&least_last_first));
-        eprintln!("gated at 1% and 3%: gains first {gain_first:?}, least last look first {least_last:?}");
-        assert!(gain_first[1] > least_last[1], "{gain_first:?} against {least_last:?}");
-        assert!(gain_first[0] + gain_first[1] > least_last[0] + least_last[1], "{gain_first:?} against {least_last:?}");
     }
 
     fn rules() -> Rules {
@@ -789,7 +876,7 @@ mod tests {
     #[test]
     fn six_pairs_cannot_fail_a_comparison_on_the_screen_alone() {
         // 2^-6 is not rare enough for one comparison of forty: such a slowdown is sent to
-        // confirmation (and, unflagged, could not have been caught: not gated).
+        // confirmation (and, unconfirmed, could not have been caught: not gated).
         let j = judge(Noise(3).pairs(SCREEN_PAIRS, 0.03, 0.10), None, false, rules());
         assert_eq!((j.stage, j.verdict), (Stage::Screen, Verdict::NotGated));
     }
@@ -802,8 +889,10 @@ mod tests {
     }
 
     #[test]
-    fn a_significant_slowdown_below_half_the_threshold_passes() {
-        let j = judge(Noise(4).pairs(20, 0.00001, 0.004), None, false, rules());
+    fn a_sure_slowdown_below_half_the_threshold_passes() {
+        // +0.4%, surely above no change, but not above 0.5%: no regression of a 1% threshold.
+        let rules = Rules { looks: Looks { first: 20, step: 0, count: 1 }, ..rules() };
+        let j = judge(Noise(4).pairs(20, 0.00001, 0.004), None, false, rules);
         assert!(j.paired.interval(2.0 * j.alpha).0 > 1.0, "significant");
         assert_eq!(j.verdict, Verdict::Pass);
     }

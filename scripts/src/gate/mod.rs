@@ -8,6 +8,8 @@
 //!   only valid figures; and at the end, every comparison the plan implies was made;
 //! - [`determinism`]: within one tree, every process allocated, produced and counted the same;
 //! - [`format`]: baseline and current produced the same bytes;
+//! - [`counts`]: which comparisons the change touched, by their counts (what gets timed, and
+//!   by which rules it is judged);
 //! - [`allocations`], [`instructions`], [`latency`]: the regressions;
 //! - [`disagreement`]: under `--measure both`, where time and instruction counts disagree.
 //!
@@ -15,6 +17,7 @@
 //! number, is a violation, never a skipped comparison.
 
 mod allocations;
+pub mod counts;
 mod determinism;
 mod disagreement;
 mod format;
@@ -32,7 +35,7 @@ use crate::plan::Plan;
 use crate::results::{Comparison, Key, Provenance, RESULTS_SCHEMA_VERSION, Results, Violation};
 
 pub use integrity::load_samples;
-pub use latency::{FAMILY_ALPHA, Prospect, SCREEN_P, Screened, look_first, screen};
+pub use latency::{FAMILY_ALPHA, Prospect, Screened, look_first, screen};
 
 /// One process's figures for one operation.
 #[derive(Clone, Copy)]
@@ -42,6 +45,8 @@ pub(crate) struct Measured<'a> {
     /// Timed in one process with the other tree's sample of the same index, in blocks of this
     /// many batches per side.
     pub in_process: Option<u32>,
+    /// From a count (instructions and allocations, no time).
+    pub counted: bool,
 }
 
 /// A key's measurements in each tree, in sample order.
@@ -77,12 +82,13 @@ pub(crate) fn group(samples: &[WorkerResult]) -> Grouped<'_> {
                 Role::Baseline => &mut by_role.baseline,
                 Role::Current => &mut by_role.current,
             };
-            list.push(Measured { sample: s.sample, op, in_process: s.in_process.map(|p| p.batches_per_block) });
+            list.push(Measured { sample: s.sample, op, in_process: s.in_process.map(|p| p.batches_per_block), counted: s.counted });
         }
     }
+    // Counts first, then timed samples, each in sample order.
     for by_role in grouped.values_mut() {
-        by_role.baseline.sort_by_key(|m| m.sample);
-        by_role.current.sort_by_key(|m| m.sample);
+        by_role.baseline.sort_by_key(|m| (!m.counted, m.sample));
+        by_role.current.sort_by_key(|m| (!m.counted, m.sample));
     }
     grouped
 }
@@ -157,6 +163,7 @@ mod tests {
 
     use super::fixture;
     use super::*;
+    use crate::results::Class;
 
     fn kinds(results: &Results) -> Vec<&str> {
         let mut kinds: Vec<&str> = results.violations.iter().map(|v| v.kind.as_str()).collect();
@@ -186,9 +193,89 @@ mod tests {
             assert_eq!((latency, counted), (if measure.times() { 3 } else { 0 }, if measure.counts() { 3 } else { 0 }), "{measure}");
             for c in &results.comparisons {
                 let floor = c.implementation == "clone" && c.metric == Metric::Latency;
-                assert_eq!(c.verdict, if floor { Verdict::Reference } else { Verdict::Pass }, "{c:?}");
+                // Equal counts: unchanged, whether time runs or not; timed without counts: a pass.
+                let expected = match c.metric {
+                    _ if floor => Verdict::Reference,
+                    Metric::Instructions => Verdict::Unchanged,
+                    Metric::Latency if measure.counts() => Verdict::Unchanged,
+                    _ => Verdict::Pass,
+                };
+                assert_eq!(c.verdict, expected, "{measure}: {c:?}");
             }
         }
+    }
+
+    /// The current tree's tl decode counted `by` more instructions per op, with another profile.
+    fn counted_more(samples: &mut [WorkerResult], by: f64) {
+        for s in current_tl(samples).filter(|s| s.counted) {
+            let op = &mut s.operations[1];
+            op.instructions_per_op = op.instructions_per_op.map(|n| n + by);
+            op.instruction_profile = Some(format!("{:064x}", 1501));
+        }
+    }
+
+    /// The current tree's tl decode batches `factor` times as long.
+    fn slower_decode(samples: &mut [WorkerResult], factor: f64) {
+        for s in current_tl(samples).filter(|s| !s.counted) {
+            s.operations[1].batches_ns_per_op.iter_mut().for_each(|b| *b *= factor);
+            s.operations[1].stats = BatchStats::of(&s.operations[1].batches_ns_per_op);
+        }
+    }
+
+    #[test]
+    fn counts_first_decide_which_comparisons_time_judges_at_the_threshold() {
+        // tl's decode counted differently: judged by time at 1%; its encode, equal counts:
+        // unchanged; the floor: a reference.
+        let results = judged(Measure::Both, |samples| counted_more(samples, 1.0));
+        assert!(results.passed(), "{:?}", results.violations);
+        let latency = |operation: Operation| {
+            results
+                .comparisons
+                .iter()
+                .find(|c| c.metric == Metric::Latency && c.implementation == "tl" && c.operation == operation)
+                .unwrap()
+        };
+        let (decode, encode) = (latency(Operation::Decode), latency(Operation::Encode));
+        assert_eq!((decode.class, decode.verdict, decode.threshold), (Some(Class::Changed), Verdict::Pass, Some(0.01)));
+        assert_eq!((encode.class, encode.verdict, encode.threshold), (Some(Class::Unchanged), Verdict::Unchanged, Some(0.05)));
+        // The same counts with another profile: changed too (the machine code that ran moved).
+        let moved = judged(Measure::Both, |samples| counted_more(samples, 0.0));
+        let decode =
+            moved.comparisons.iter().find(|c| c.metric == Metric::Latency && c.implementation == "tl" && c.operation == Operation::Decode);
+        assert_eq!(decode.unwrap().class, Some(Class::Changed));
+        let text = crate::summary::text(&results);
+        assert!(
+            text.starts_with("latency at 1%: all 2 comparisons decided: 1 unchanged by their instruction counts, 1 gated by time"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_changed_comparison_fails_at_the_threshold_and_an_unchanged_one_only_beyond_the_backstop() {
+        // +2% where the counts changed: a regression of the 1% threshold.
+        let changed = judged(Measure::Both, |samples| {
+            counted_more(samples, 1.0);
+            slower_decode(samples, 1.02);
+        });
+        assert_eq!(kinds(&changed), ["latency regression"]);
+        // +2% where the counts are equal: below half the 5% backstop, unchanged.
+        let hidden = judged(Measure::Both, |samples| slower_decode(samples, 1.02));
+        assert!(hidden.passed(), "{:?}", hidden.violations);
+        // +20% where the counts are equal: what counts cannot see, caught by the backstop.
+        let large = judged(Measure::Both, |samples| slower_decode(samples, 1.2));
+        assert_eq!(kinds(&large), ["latency regression"]);
+        assert!(large.violations[0].message.contains("backstop"), "{}", large.violations[0].message);
+        // Instruction counts alone fail nothing when time judges.
+        let more = judged(Measure::Both, |samples| counted_more(samples, 100.0));
+        assert!(more.passed(), "{:?}", more.violations);
+    }
+
+    #[test]
+    fn a_count_without_a_profile_or_a_timed_sample_without_batches_fails() {
+        let results = judged(Measure::Both, |samples| {
+            current_tl(samples).filter(|s| s.counted).for_each(|s| s.operations[0].instruction_profile = None)
+        });
+        assert_eq!(kinds(&results), ["invalid value"]);
     }
 
     #[test]
@@ -382,10 +469,14 @@ mod tests {
         let results = judged(Measure::Time, |samples| noisy(samples));
         assert!(results.passed(), "{:?}", results.violations);
         assert!(results.not_gated().count() >= 1);
-        assert_eq!(results.gated_at(0.01).1, 2, "tl's encode and decode; the clone floor is outside the family");
+        assert_eq!(results.threshold_family().count(), 2, "tl's encode and decode; the clone floor is outside the family");
+        assert_eq!(results.undecided().count(), results.not_gated().count());
         let text = crate::summary::text(&results);
-        assert!(text.starts_with("latency gated at 1%: "), "{text}");
-        assert!(text.contains("warning: "), "{text}");
+        assert!(text.starts_with("latency at 1%: 2 of 2 comparisons NOT decided (listed first)"), "{text}");
+        assert!(text.contains("undecided: 2 latency comparison(s)"), "{text}");
+        // Listed first: the first row is one of them.
+        let first_row = text.lines().nth(3).unwrap_or_default();
+        assert!(first_row.contains("not-gated"), "{text}");
     }
 
     #[test]

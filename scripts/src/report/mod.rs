@@ -12,9 +12,9 @@ mod markdown;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tdbench_contract::{Compressed, ImplementationKind, Operation, Role};
+use tdbench_contract::{Compressed, ImplementationKind, Metric, Operation, Role};
 
-use crate::results::Results;
+use crate::results::{Class, Results};
 
 pub use chart::{draw, draw_sizes};
 pub use markdown::render;
@@ -78,7 +78,11 @@ impl<'a> Figures<'a> {
                         },
                     )
                 });
-                // Without timing (instructions only) the cell has no ns/op.
+                // A count gives the cell its instructions; a timed process its time.
+                if s.counted {
+                    entry.1.instructions_per_op = entry.1.instructions_per_op.or(op.instructions_per_op);
+                    continue;
+                }
                 let figure = op.stats.map_or(f64::NAN, |stats| stats.fastest);
                 entry.0.push(figure);
                 by_sample.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_default().insert(s.sample, figure);
@@ -88,7 +92,8 @@ impl<'a> Figures<'a> {
             .into_iter()
             .map(|(key, (mut values, mut cell))| {
                 values.sort_by(f64::total_cmp);
-                cell.ns_per_op = values[values.len() / 2];
+                // Counted only (`--measure instructions`): the cell has no ns/op.
+                cell.ns_per_op = if values.is_empty() { f64::NAN } else { values[values.len() / 2] };
                 cell.samples = values.len();
                 (key, cell)
             })
@@ -144,12 +149,28 @@ impl<'a> Figures<'a> {
     pub fn speedup_interval(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Ratio> {
         let key = |name: &str| (lane.to_string(), name.to_string(), operation);
         let (json, this) = (self.by_sample.get(&key("json"))?, self.by_sample.get(&key(implementation))?);
-        // Only the first look's passes ran every implementation of the lane side by side; a
-        // later look or a confirmation ran one implementation alone.
-        let passes = 2 * self.results.provenance.settings.rounds;
+        // Only the first look's passes ran both side by side; a later look or a confirmation
+        // ran one implementation alone. A group timed by the backstop had fewer of them.
+        let passes = 2 * self.first_look_rounds(lane, "json").min(self.first_look_rounds(lane, implementation));
         let ratios: Vec<f64> =
             json.range(..passes).filter_map(|(k, j)| this.get(k).map(|t| j / t)).filter(|r| r.is_finite() && *r > 0.0).collect();
         bootstrap(ratios)
+    }
+
+    /// Rounds of the first look at `implementation` on `lane`: the backstop's when every
+    /// comparison of it was unchanged by its counts (or a floor's), the run's rounds otherwise.
+    fn first_look_rounds(&self, lane: &str, implementation: &str) -> u32 {
+        let settings = &self.results.provenance.settings;
+        let latency = || {
+            self.results.comparisons.iter().filter(|c| c.metric == Metric::Latency && c.lane == lane && c.implementation == implementation)
+        };
+        // Only a run that counted both trees times anything by the backstop.
+        let counted = self.results.comparisons.iter().any(|c| c.metric == Metric::Instructions);
+        let backstop = counted
+            && settings.backstop_rounds > 0
+            && latency().next().is_some()
+            && latency().all(|c| matches!(c.class, Some(Class::Unchanged | Class::Reference)));
+        if backstop { settings.backstop_rounds } else { settings.rounds }
     }
 
     /// Whether any figure has an instruction count.

@@ -10,7 +10,7 @@ use tdbench_contract::{Catalog, Role, library};
 
 use super::relink::LinkCommand;
 use super::{Failure, environment};
-use crate::plan::{Slot, TreeInfo};
+use crate::plan::{Build, MEASUREMENT_PROFILE, Slot, TreeInfo};
 
 /// A tree, where it builds, and what its worker says it can measure.
 pub struct Built {
@@ -20,6 +20,17 @@ pub struct Built {
     pub catalog: Catalog,
     /// The tree's kernel library for in-process pairs (`kernels/`), or why it has none.
     pub kernels: Result<(), String>,
+    /// The tree's `counter` (instruction and allocation counts), or why it has none.
+    pub counter: Result<(), String>,
+    /// How its measured binaries are built (also in `info`, for the plan).
+    pub build: Build,
+}
+
+impl Built {
+    /// The counter as cargo built it.
+    pub fn counter_binary(&self) -> PathBuf {
+        self.target.join("release/counter")
+    }
 }
 
 pub struct Trees {
@@ -91,7 +102,7 @@ impl Trees {
                     let (role, built, commands) = (*role, self.get(*role), &self.link_commands);
                     scope.spawn(move || {
                         let tree = Path::new(&built.info.path);
-                        layouts.iter().try_for_each(|layout| link_layout(tree, &built.target, role, *layout, commands))
+                        layouts.iter().try_for_each(|layout| link_layout(tree, &built.target, built.build, role, *layout, commands))
                     })
                 })
                 .collect();
@@ -164,15 +175,29 @@ struct Layout {
 ///
 /// With `kernels`, also the tree's kernel library, and in the current tree the harness that
 /// loads two of them; a baseline older than the library is told apart from one whose library
-/// does not build.
-pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: bool) -> Result<Built, Failure> {
+/// does not build. With `counter`, also the tree's counter, which a baseline older than
+/// counting lacks.
+pub fn build(
+    mut info: TreeInfo,
+    target: PathBuf,
+    role: Role,
+    build: Build,
+    ci: bool,
+    kernels: bool,
+    counter: bool,
+) -> Result<Built, Failure> {
     let tree = PathBuf::from(&info.path);
-    eprintln!("building the {role} tree's worker (release; a first build takes a few minutes)…");
+    info.build = Some(build);
+    eprintln!("building the {role} tree's worker ({}; a first build takes a few minutes)…", build.as_str());
+    let has_counter = tree.join("src/bin/counter.rs").exists();
     let mut bins = vec!["build", "--release", "--bin", "worker"];
     if kernels && role == Role::Current {
         bins.extend(["--bin", "paired"]);
     }
-    let status = cargo(&tree, &target, &bins, ci)?;
+    if counter && has_counter {
+        bins.extend(["--bin", "counter"]);
+    }
+    let status = cargo(&tree, &target, build, &bins, ci)?;
     if !status.success() {
         let why = if !tree.join("src/bin/worker.rs").exists() {
             format!("the {role} tree ({}) has no worker: it is older than the runner; pick a later --baseline", tree.display())
@@ -191,7 +216,7 @@ pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: boo
         ))
     } else {
         eprintln!("building the {role} tree's kernel library…");
-        match cargo(&tree, &target, &["build", "--release", "-p", "tdbench-kernels"], ci)?.success() {
+        match cargo(&tree, &target, build, &["build", "--release", "-p", "tdbench-kernels"], ci)?.success() {
             true => Ok(()),
             false if role == Role::Current => {
                 return Err(environment(format!("the {role} tree's kernel library (kernels/) does not compile: cargo's errors are above")));
@@ -199,15 +224,23 @@ pub fn build(info: TreeInfo, target: PathBuf, role: Role, ci: bool, kernels: boo
             false => Err(format!("the {role} tree's kernel library does not build (cargo's errors are above)")),
         }
     };
-    Ok(Built { info, target, catalog, kernels })
+    let counter = match (counter, has_counter) {
+        (false, _) => Err("not asked for".into()),
+        (true, true) => Ok(()),
+        (true, false) => {
+            Err(format!("the {role} tree ({}) predates counting: it has no counter", &info.commit[..10.min(info.commit.len())]))
+        }
+    };
+    Ok(Built { info, target, catalog, kernels, counter, build })
 }
 
-/// cargo in `tree`, building into `target`, with both trees' paths remapped to the same names.
-pub(super) fn cargo(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
-    cargo_command(tree, target, args, quiet).status().map_err(|e| environment(format!("cannot run cargo: {e}")))
+/// cargo in `tree`, building into `target` as `build` says, with both trees' paths remapped to
+/// the same names.
+pub(super) fn cargo(tree: &Path, target: &Path, build: Build, args: &[&str], quiet: bool) -> Result<std::process::ExitStatus, Failure> {
+    cargo_command(tree, target, build, args, quiet).status().map_err(|e| environment(format!("cannot run cargo: {e}")))
 }
 
-fn cargo_command(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Command {
+fn cargo_command(tree: &Path, target: &Path, build: Build, args: &[&str], quiet: bool) -> Command {
     let mut flags: Vec<String> = std::env::var("CARGO_ENCODED_RUSTFLAGS")
         .ok()
         .filter(|f| !f.is_empty())
@@ -230,6 +263,14 @@ fn cargo_command(tree: &Path, target: &Path, args: &[&str], quiet: bool) -> Comm
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
         .env_remove("RUSTFLAGS");
+    // The measurement build overrides the tree's own release profile; the other build takes it
+    // as the tree has it, untouched by anything in the runner's own environment.
+    for (key, value) in MEASUREMENT_PROFILE {
+        match build {
+            Build::Measurement => command.env(key, value),
+            Build::CargoDefault => command.env_remove(key),
+        };
+    }
     command
 }
 
@@ -256,6 +297,7 @@ pub enum Linked {
 fn link_layout(
     tree: &Path,
     target: &Path,
+    build: Build,
     role: Role,
     layout: Layout,
     commands: &Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
@@ -280,7 +322,7 @@ fn link_layout(
                 .chain(&["--", "-C", &shuffle, "-C", "save-temps", "--print", "link-args"])
                 .copied()
                 .collect();
-            let printed = cargo_printing(tree, target, &args)?.ok_or_else(|| failed("cargo failed".into()))?;
+            let printed = cargo_printing(tree, target, build, &args)?.ok_or_else(|| failed("cargo failed".into()))?;
             let linked_by_cargo = target.join("release").join(built);
             let command = LinkCommand::parse(&printed).filter(|c| replays(c, &linked_by_cargo, &layouts));
             commands.lock().expect("no linking thread panics holding the lock").insert((role, linked), command.clone());
@@ -293,7 +335,7 @@ fn link_layout(
     // Replaying is off: cargo links this layout (and relinks the crate, about 2 s).
     let shuffle = format!("link-arg=-Wl,--shuffle-sections=.text*={seed}");
     let args: Vec<&str> = ["rustc", "--release"].iter().chain(what).chain(&["--", "-C", &shuffle]).copied().collect();
-    if !cargo(tree, target, &args, true)?.success() {
+    if !cargo(tree, target, build, &args, true)?.success() {
         return Err(failed("cargo failed".into()));
     }
     keep(target, built, &output, seed)
@@ -319,8 +361,8 @@ fn replays(command: &LinkCommand, linked_by_cargo: &Path, layouts: &Path) -> boo
 
 /// cargo as [`cargo`] does it, keeping what rustc prints on standard output (`--print`);
 /// `None` when cargo fails (its errors go to standard error).
-fn cargo_printing(tree: &Path, target: &Path, args: &[&str]) -> Result<Option<String>, Failure> {
-    let mut command = cargo_command(tree, target, args, true);
+fn cargo_printing(tree: &Path, target: &Path, build: Build, args: &[&str]) -> Result<Option<String>, Failure> {
+    let mut command = cargo_command(tree, target, build, args, true);
     let output = command.stdout(Stdio::piped()).stderr(Stdio::inherit()).output();
     let output = output.map_err(|e| environment(format!("cannot run cargo: {e}")))?;
     Ok(output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned()))

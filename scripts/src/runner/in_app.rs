@@ -174,13 +174,13 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
 /// Builds the in-app binary with `allocator` and keeps it as `in-app-ALLOCATOR`: the features
 /// differ, so each build replaces `release/in-app`. Asks the copy which allocator it has.
 fn build(root: &Path, target: &Path, allocator: &str, ci: bool) -> Result<PathBuf, Failure> {
-    eprintln!("building the current tree's in-app binary with the {allocator} allocator (release)…");
+    eprintln!("building the current tree's in-app binary with the {allocator} allocator (measurement build)…");
     let feature = format!("alloc-{allocator}");
     let mut args = vec!["build", "--release", "--bin", "in-app"];
     if allocator != "system" {
         args.extend(["--features", &feature]);
     }
-    let status = super::build::cargo(root, target, &args, ci)?;
+    let status = super::build::cargo(root, target, crate::plan::Build::Measurement, &args, ci)?;
     if !status.success() {
         return Err(environment(format!("the in-app binary does not build with {allocator} (cargo's errors above)")));
     }

@@ -38,7 +38,7 @@ fn launch_path(launch: &Launch, role: Role, sample: u32) -> Result<PathBuf, Fail
 
 /// `source` at `workers/NAME` in the output folder, once per run: hard-linked when `link` and
 /// the file system allows, else copied.
-fn place(launch: &Launch, name: String, source: &Path, link: bool) -> Result<PathBuf, Failure> {
+pub(super) fn place(launch: &Launch, name: String, source: &Path, link: bool) -> Result<PathBuf, Failure> {
     let dir = launch.output.join("workers");
     std::fs::create_dir_all(&dir).map_err(|e| environment(e.to_string()))?;
     let path = dir.join(name);
@@ -118,7 +118,7 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
     let (harness, args) = (launch.trees.harness(), paired.to_args());
     let needs_tdlib = launch.plan.implementation(&first.implementation).is_some_and(|i| i.timed_only());
     let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
-    let printed = execute(&harness, &args, &current_tree, tdjson, &name, timeout, launch, progress)?;
+    let printed = execute(&harness, &args, &current_tree, tdjson, &name, timeout, &launch.output, Some(progress))?;
     let stored =
         serde_json::from_str::<PairedResult>(&printed).map_err(|e| format!("printed no readable pair of results: {e}")).and_then(|pair| {
             for result in [&pair.baseline, &pair.current] {
@@ -130,7 +130,7 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
             Ok(())
         });
     if let Err(what) = stored {
-        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, tdjson), launch, progress));
+        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, tdjson), &launch.output, Some(progress)));
     }
     progress.step(&first.lane, started.elapsed() / 2);
     progress.step(&first.lane, started.elapsed() / 2);
@@ -147,14 +147,12 @@ pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result
     let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
     let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
     let s = &launch.plan.settings.worker;
-    // Under callgrind a worker runs some 100 times slower.
-    let counting = if s.measure.counts() { Duration::from_secs(900) } else { Duration::ZERO };
-    let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms)) + counting;
+    let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms));
     let started = Instant::now();
-    let printed = execute(&worker, &args, &tree, tdjson, &name, timeout, launch, progress)?;
+    let printed = execute(&worker, &args, &tree, tdjson, &name, timeout, &launch.output, Some(progress))?;
     // Written beside and renamed: an interrupted run never leaves half a sample.
     if let Err(what) = crate::files::write_atomically(&file, &printed) {
-        return Err(failed(&name, &what, "", &command_line(&worker, &args, &tree, tdjson), launch, progress));
+        return Err(failed(&name, &what, "", &command_line(&worker, &args, &tree, tdjson), &launch.output, Some(progress)));
     }
     progress.step(&slot.lane, started.elapsed());
     Ok(())
@@ -163,15 +161,15 @@ pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result
 /// Starts `program` in `tree`, waits up to `timeout`, and returns what it printed; a failure
 /// says what happened, shows its stderr and how to reproduce it.
 #[allow(clippy::too_many_arguments)]
-fn execute(
+pub(super) fn execute(
     program: &Path,
     args: &[String],
     tree: &Path,
     tdjson: Option<&str>,
     name: &str,
     timeout: Duration,
-    launch: &Launch,
-    progress: &mut Progress,
+    output: &Path,
+    progress: Option<&mut Progress>,
 ) -> Result<String, Failure> {
     let reproduce = command_line(program, args, tree, tdjson);
     let mut command = Command::new(program);
@@ -196,11 +194,11 @@ fn execute(
         Some(_) if printed.trim().is_empty() => "exited without printing its result".into(),
         Some(_) => return Ok(printed),
     };
-    Err(failed(name, &what, &stderr, &reproduce, launch, progress))
+    Err(failed(name, &what, &stderr, &reproduce, output, progress))
 }
 
 /// The shell line that starts `program` as the runner did.
-fn command_line(program: &Path, args: &[String], tree: &Path, tdjson: Option<&str>) -> String {
+pub(super) fn command_line(program: &Path, args: &[String], tree: &Path, tdjson: Option<&str>) -> String {
     format!(
         "cd {} && {}{}",
         tree.display(),
@@ -209,14 +207,17 @@ fn command_line(program: &Path, args: &[String], tree: &Path, tdjson: Option<&st
     )
 }
 
-fn failed(name: &str, what: &str, stderr: &str, reproduce: &str, launch: &Launch, progress: &mut Progress) -> Failure {
-    progress.finish();
+/// A failed process as the run reports it: what happened, its stderr, how to reproduce it.
+pub(super) fn failed(name: &str, what: &str, stderr: &str, reproduce: &str, output: &Path, progress: Option<&mut Progress>) -> Failure {
+    if let Some(progress) = progress {
+        progress.finish();
+    }
     Failure {
         code: 1,
         message: format!(
             "worker {name} {what}\n--- its stderr ---\n{}\n--- reproduce with ---\n{reproduce}\n(the samples so far and the INCOMPLETE marker are left in {})",
             excerpt(stderr),
-            launch.output.display()
+            output.display()
         ),
     }
 }

@@ -8,10 +8,10 @@
 
 mod build;
 mod calibrate;
+mod count;
 mod in_app;
 mod launch;
 mod lock;
-mod profile;
 mod progress;
 mod relink;
 mod tdlib;
@@ -28,12 +28,16 @@ use xshell::{Shell, cmd};
 
 use crate::cli::{self, Options};
 use crate::gate::{Prospect, Screened, look_first};
-use crate::plan::{self, Pairing, Plan, PlanSettings};
+use crate::plan::{self, Build, Pairing, Plan, PlanSettings, Schedule};
 use crate::results::Results;
 use build::Trees;
 use launch::Launch;
 
 pub use launch::excerpt;
+
+/// Exit status of a `--ci` run that passed but could not decide every comparison whose counts
+/// changed.
+pub const UNDECIDED: u8 = 3;
 
 /// A failure that ends the run: exit 1 for a failed worker, 2 for usage and environment.
 pub struct Failure {
@@ -91,7 +95,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         in_app::run(&root, &output, options, command, options.publish.then(|| root.join("report")))?;
         return Ok(ExitCode::SUCCESS);
     }
-    if options.settings.measure.counts() {
+    if options.measure.counts() {
         check_valgrind()?;
     }
 
@@ -104,8 +108,16 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         &current_info.commit[..10],
         if current_info.dirty { " (uncommitted changes)" } else { "" }
     );
-    let mut current =
-        build::build(current_info, root.join("target/tdbench-worker"), Role::Current, options.ci, options.wants_in_process_pairs())?;
+    let counts = options.measure.counts();
+    let mut current = build::build(
+        current_info,
+        root.join("target/tdbench-worker"),
+        Role::Current,
+        Build::Measurement,
+        options.ci,
+        options.wants_in_process_pairs(),
+        counts,
+    )?;
     tdlib::ensure(&root, &mut current, options)?;
     let Selection { lanes, implementations, left_out } = selection(&current.catalog, options)?;
     let baseline = if options.no_baseline {
@@ -115,7 +127,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         let info = crate::git::prepare_baseline(&sh, &root, &options.baseline_worktree, &options.baseline, &commit).map_err(environment)?;
         eprintln!("baseline tree: {} {} ({})", info.path, &info.commit[..10], info.reference);
         let target = PathBuf::from(&info.path).join("target");
-        Some(build::build(info, target, Role::Baseline, options.ci, options.wants_in_process_pairs())?)
+        Some(build::build(info, target, Role::Baseline, options.baseline_build, options.ci, options.wants_in_process_pairs(), counts)?)
     };
     let trees = Trees { current, baseline, linked: Default::default(), link_commands: Default::default() };
     let entries = entries(&trees, &lanes, &implementations);
@@ -123,6 +135,8 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     if !pairing.note.is_empty() {
         eprintln!("{}", pairing.note);
     }
+    let mut left_out = left_out;
+    let counted_roles = counted_roles(&trees, options, &mut left_out);
 
     let rounds = options.rounds();
     let catalog: Vec<ImplementationInfo> =
@@ -136,8 +150,11 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         baseline: trees.baseline.as_ref().map(|b| b.info.clone()),
         current: trees.current.info.clone(),
         settings: PlanSettings {
+            measure: options.measure,
             worker: options.settings.clone(),
             rounds,
+            backstop_rounds: options.backstop_rounds,
+            backstop_threshold_percent: options.backstop_threshold,
             look_rounds: options.look_rounds,
             looks: options.looks,
             look_seconds: options.look_seconds,
@@ -150,7 +167,10 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         pairing: pairing.clone(),
         left_out,
         calibration: None,
-        slots: lanes.iter().flat_map(|lane| plan::lane_slots(lane, &entries[lane], rounds, 0, Stage::Screen)).collect(),
+        slots: lanes
+            .iter()
+            .flat_map(|lane| plan::count_slots(lane, &countable_entries(&entries[lane], &counted_roles, &trees), COUNTS))
+            .collect(),
     };
     let session = Session { trees: &trees, entries: &entries, corpus: root.join("corpus"), ci: options.ci };
     if let Some(runs) = options.calibrate {
@@ -163,6 +183,14 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(1));
     }
     let report = options.report.as_ref().map_or_else(|| output.join("report"), |r| absolute(&root, r));
+    // In CI a comparison the run could not decide is a failure of its own: passing it would be
+    // a silent pass. Its report is still drawn; nothing is published.
+    let undecided = results.undecided().count();
+    if options.ci && undecided > 0 {
+        crate::report::write(&results, &report).map_err(environment)?;
+        eprintln!("run: {undecided} comparison(s) whose counts changed could not be gated at the threshold (listed first above): exit 3");
+        return Ok(ExitCode::from(UNDECIDED));
+    }
     // The full default run is the published one, so it also measures the section "In the app"
     // (the current tree's formats in an app, no gate), once the gate has passed.
     let in_app = if options.is_full_default_run() {
@@ -208,14 +236,19 @@ impl Session<'_> {
         std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
             .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
         write_plan(output, &plan)?;
-        self.run_slots(&plan, output, &plan.slots)?;
-
-        // Instruction counts do not vary between processes: nothing to look at again or confirm.
-        if trees.baseline.is_some() && plan.settings.worker.measure != Measure::Instructions {
-            let screened = self.look_again(&mut plan, output)?;
-            self.confirm(&mut plan, output, &screened)?;
+        // Counts first: they say what the timing budget goes to.
+        count::run(&plan.slots, &self.launch(&plan, output))?;
+        if plan.settings.measure.times() {
+            let timed = self.timed_slots(&plan, output);
+            plan.slots.extend(timed.iter().cloned());
+            write_plan(output, &plan)?;
+            self.run_slots(&plan, output, &timed)?;
+            // Further looks and confirmation compare trees.
+            if trees.baseline.is_some() {
+                let screened = self.look_again(&mut plan, output)?;
+                self.confirm(&mut plan, output, &screened)?;
+            }
         }
-        profile::run(self, &plan, output);
 
         let results = crate::gate::merge(output).map_err(environment)?;
         crate::files::write_run(output, &results).map_err(environment)?;
@@ -230,7 +263,7 @@ impl Session<'_> {
     /// `look_rounds` more rounds — where a look gains most first ([`look_first`]) — until none
     /// is left or the run's time for looks is spent. Gives where the screen stands at the end.
     fn look_again(&self, plan: &mut Plan, output: &Path) -> Result<Screened, Failure> {
-        let looks = plan.looks();
+        let looks = plan.looks(Schedule::Full);
         let budget = Duration::from_secs(plan.settings.look_seconds.into());
         let started = Instant::now();
         loop {
@@ -311,22 +344,97 @@ impl Session<'_> {
         self.run_slots(plan, output, &added)
     }
 
+    /// The first timed slots: every (lane, implementation) on the schedule its counts give it
+    /// ([`crate::gate::counts::schedules`]): `--rounds` rounds where a comparison changed (or
+    /// cannot be counted), `--backstop-rounds` where every one is unchanged.
+    fn timed_slots(&self, plan: &Plan, output: &Path) -> Vec<plan::Slot> {
+        let (counted, _) = crate::gate::load_samples(output, plan);
+        let schedules = crate::gate::counts::schedules_of(plan, &counted);
+        let compared = self.trees.baseline.is_some();
+        let mut slots = Vec::new();
+        let (mut full, mut backstop) = (0, 0);
+        for lane in &plan.lanes {
+            let scheduled: Vec<(&plan::Entry, u32)> = self.entries[lane]
+                .iter()
+                .map(|entry| {
+                    let schedule = schedules.get(&(lane.clone(), entry.implementation.clone())).copied().unwrap_or(Schedule::Full);
+                    match schedule {
+                        Schedule::Backstop if compared => {
+                            backstop += 1;
+                            (entry, plan.settings.backstop_rounds)
+                        }
+                        _ => {
+                            full += 1;
+                            (entry, plan.settings.rounds)
+                        }
+                    }
+                })
+                .collect();
+            slots.extend(plan::scheduled_slots(lane, &scheduled, 0, Stage::Screen));
+        }
+        if compared && plan.counts_both_trees() {
+            eprintln!(
+                "timing: {full} (lane, implementation) group(s) whose counts changed or that counts cannot judge, {} round(s) \
+                 first; {backstop} unchanged by their counts, a backstop of {} round(s)",
+                plan.settings.rounds, plan.settings.backstop_rounds
+            );
+        }
+        slots
+    }
+
+    /// What every process of a run shares.
+    fn launch<'a>(&'a self, plan: &'a Plan, output: &Path) -> Launch<'a> {
+        let tdjson = self.trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
+        Launch { plan, trees: self.trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson }
+    }
+
     /// Starts `slots` (already in the plan written to `output`), each with a layout of its own:
     /// a look or a confirmation must not inherit an earlier one's layout draws.
     fn run_slots(&self, plan: &Plan, output: &Path, slots: &[plan::Slot]) -> Result<(), Failure> {
         self.trees.link_layouts(slots, &plan.nonce, |i| plan.in_process(i))?;
-        let tdjson = self.trees.current.catalog.tdlib.as_ref().filter(|t| t.available).map(|t| t.library.clone());
-        let launch = Launch { plan, trees: self.trees, corpus: self.corpus.clone(), output: output.to_path_buf(), tdjson };
-        launch::run_slots(slots, &launch, self.ci)
+        launch::run_slots(slots, &self.launch(plan, output), self.ci)
     }
 }
 
-/// A lane and an implementation: what one worker process measures, every operation of it.
-type Group = (String, String);
+/// Counts each tree takes of every lane: two, so the gate sees that they repeat.
+const COUNTS: u32 = 2;
 
-fn group_of(key: &crate::results::Key) -> Group {
-    (key.lane.clone(), key.implementation.clone())
+/// The trees the run counts: both when it counts and both have a counter; the current tree
+/// alone when the baseline predates counting (every comparison is then timed in full, and the
+/// run says why); none under `--measure time`.
+fn counted_roles(trees: &Trees, options: &Options, left_out: &mut Vec<String>) -> Vec<Role> {
+    if !options.measure.counts() {
+        return Vec::new();
+    }
+    let mut roles = Vec::new();
+    for role in trees.roles() {
+        match &trees.get(role).counter {
+            Ok(()) => roles.push(role),
+            Err(why) => {
+                let note = format!("counts left out: {why}; every comparison is timed in full");
+                eprintln!("{note}");
+                left_out.push(note);
+            }
+        }
+    }
+    roles
 }
+
+/// A lane's entries as its counters count them: not TDLib round trips (timed only), and in the
+/// trees that count.
+fn countable_entries(entries: &[plan::Entry], roles: &[Role], trees: &Trees) -> Vec<plan::Entry> {
+    entries
+        .iter()
+        .filter(|e| trees.current.catalog.implementation(&e.implementation).is_some_and(|i| !i.timed_only()))
+        .map(|e| plan::Entry {
+            implementation: e.implementation.clone(),
+            roles: e.roles.iter().copied().filter(|r| roles.contains(r)).collect(),
+        })
+        .filter(|e| !e.roles.is_empty())
+        .collect()
+}
+
+use crate::gate::counts::{Group, group_of};
 
 fn check_valgrind() -> Result<(), Failure> {
     match Command::new("valgrind").arg("--version").output() {
@@ -356,7 +464,7 @@ fn selection(catalog: &Catalog, options: &Options) -> Result<Selection, Failure>
         _ if options.no_tdlib => Some("TDLib round trips left out: --no-tdlib".to_string()),
         Some(tdlib) if !tdlib.available => Some(format!("TDLib round trips cannot run: {}", tdlib.how_to_enable)),
         None => Some("TDLib round trips cannot run: this worker does not say where libtdjson is".into()),
-        Some(_) if options.settings.measure == Measure::Instructions => {
+        Some(_) if options.measure == Measure::Instructions => {
             Some("TDLib round trips are timed only (their threads make instruction counts vary): left out of --measure instructions".into())
         }
         Some(_) => None,
@@ -390,7 +498,7 @@ struct Selection {
 /// the round trips) falls back to process pairs.
 fn pairing(trees: &Trees, options: &Options, implementations: &[String]) -> Pairing {
     let Some(baseline) = trees.baseline.as_ref() else { return Pairing::default() };
-    if options.settings.measure != Measure::Time {
+    if !options.measure.times() {
         return Pairing::default();
     }
     let processes = |why: String| Pairing { in_process: Vec::new(), note: format!("latency pairs: processes of their own ({why})") };

@@ -21,7 +21,7 @@ use crate::cli::{self, Options};
 fn wanted(catalog: &Catalog, options: &Options) -> bool {
     let lanes = cli::requested(&options.lanes);
     let names = cli::requested(&options.implementations);
-    options.settings.measure != Measure::Instructions
+    options.measure != Measure::Instructions
         && catalog.implementations.iter().filter(|i| i.kind == ImplementationKind::Tdlib).any(|i| {
             names.as_ref().is_none_or(|n| n.contains(&i.name)) && lanes.as_ref().is_none_or(|l| i.lanes.iter().any(|lane| l.contains(lane)))
         })
