@@ -11,26 +11,40 @@ pub fn total(text: &str) -> Option<u64> {
         .and_then(|n| n.parse().ok())
 }
 
-/// Instructions each function executed itself (not in what it called), from callgrind's output
-/// format: `fn=(id) name` opens a function's cost lines, `calls=` marks the next cost line as a
-/// call's inclusive cost (counted in the callee), and names are compressed to `(id)` after
-/// their first use.
+/// Instructions each function executed itself (not in what it called).
 pub fn self_costs(text: &str) -> BTreeMap<String, u64> {
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut costs: BTreeMap<String, u64> = BTreeMap::new();
+    for ((_, function), cost) in costs_by_object(text) {
+        *costs.entry(function).or_default() += cost;
+    }
+    costs
+}
+
+/// Instructions each function executed itself, by the object file it is in, from callgrind's
+/// output format: `ob=` names the object of the functions that follow, `fn=(id) name` opens a
+/// function's cost lines, `calls=` marks the next cost line as a call's inclusive cost
+/// (counted in the callee), and names are compressed to `(id)` after their first use.
+pub fn costs_by_object(text: &str) -> BTreeMap<(String, String), u64> {
+    let (mut functions, mut objects) = (BTreeMap::new(), BTreeMap::new());
+    let mut costs: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut object = String::new();
     let mut current: Option<String> = None;
     let mut call_cost_next = false;
     for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("fn=") {
+        if let Some(rest) = line.strip_prefix("ob=") {
+            object = resolve(rest, &mut objects);
+        } else if let Some(rest) = line.strip_prefix("cob=") {
+            resolve(rest, &mut objects);
+        } else if let Some(rest) = line.strip_prefix("fn=") {
             // Callgrind names a recursive call's cost `name'2`: the same function.
-            let name = resolve(rest, &mut names);
+            let name = resolve(rest, &mut functions);
             let name = match name.rsplit_once('\'') {
                 Some((base, depth)) if !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()) => base.to_string(),
                 _ => name,
             };
             current = Some(name);
         } else if let Some(rest) = line.strip_prefix("cfn=") {
-            resolve(rest, &mut names);
+            resolve(rest, &mut functions);
         } else if line.starts_with("calls=") {
             call_cost_next = true;
         } else if line.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-' || c == '*') {
@@ -39,8 +53,29 @@ pub fn self_costs(text: &str) -> BTreeMap<String, u64> {
             }
             let cost = line.split_whitespace().nth(1).and_then(|c| c.parse::<u64>().ok());
             if let (Some(function), Some(cost)) = (&current, cost) {
-                *costs.entry(function.clone()).or_default() += cost;
+                *costs.entry((object.clone(), function.clone())).or_default() += cost;
             }
+        }
+    }
+    costs
+}
+
+/// Whether an object file is a shared library (`libc.so.6`, the dynamic loader, valgrind's
+/// preload), not the counted program itself.
+pub fn is_shared_library(object: &str) -> bool {
+    object.rsplit('/').next().is_some_and(|file| file.contains(".so"))
+}
+
+/// The counted program's own functions (its code, Rust's standard library compiled into it),
+/// with their instructions: what [`profile_text`] fingerprints. The C library's `memcpy` and
+/// `memcmp` take more or fewer instructions by where their operands lie, and a change anywhere
+/// in the program moves its constants and heap: their counts are left out of the fingerprint
+/// (their calls are not: each call is an instruction of its caller).
+pub fn own_costs(text: &str) -> BTreeMap<String, u64> {
+    let mut costs: BTreeMap<String, u64> = BTreeMap::new();
+    for ((object, function), cost) in costs_by_object(text) {
+        if !is_shared_library(&object) {
+            *costs.entry(function).or_default() += cost;
         }
     }
     costs
@@ -71,15 +106,19 @@ mod tests {
 
     pub const OUTPUT: &str = "\
 events: Ir
+ob=(1) /w/count-c
 fl=(1) a.rs
 fn=(1) tdbench_models::td_json::reader::object::<impl tdbench_models::td_json::reader::JsonReader>::next_field
 3 100
 +1 20
+cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
 cfn=(2) malloc
 calls=1 0
 5 700
+ob=(2)
 fn=(2)
 0 50
+ob=(1)
 fn=(3) tdbench_models::td_json::base64::decode
 1 20
 fn=(4) tdbench_models::td_json::base64::decode'2
@@ -93,6 +132,15 @@ totals: 200
         assert_eq!(costs.len(), 3, "decode'2 is decode");
         assert_eq!(costs.values().sum::<u64>(), 200, "120 + 50 + 30: the call's 700 is malloc's inclusive cost");
         assert_eq!(costs["malloc"], 50);
+    }
+
+    #[test]
+    fn the_program_s_own_costs_leave_the_c_library_out() {
+        let own = own_costs(OUTPUT);
+        assert_eq!(own.len(), 2);
+        assert!(!own.contains_key("malloc"));
+        assert_eq!(own.values().sum::<u64>(), 150);
+        assert!(is_shared_library("/usr/lib/x86_64-linux-gnu/libc.so.6") && !is_shared_library("/tmp/so/w/count-c"));
     }
 
     #[test]

@@ -105,9 +105,10 @@ pub struct OperationResult {
     pub bytes_per_op: f64,
     /// In a count: instructions per operation of the measured loop.
     pub instructions_per_op: Option<f64>,
-    /// In a count: SHA-256 of the counted loop's instructions per function
-    /// ([`crate::callgrind::profile_text`]). Equal totals and equal profiles in two trees: the
-    /// same functions did the same work, so the machine code that ran did not change.
+    /// In a count: SHA-256 of the counted loop's instructions per function of the program itself
+    /// ([`crate::callgrind::own_costs`], not the C library's). Equal profiles, and totals within
+    /// a hair, in two trees: the same functions did the same work, so the machine code that ran
+    /// did not change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instruction_profile: Option<String>,
     /// For an encode: mean bytes per payload of its encoding compressed on its own (what a

@@ -13,6 +13,7 @@ pub mod gate;
 pub mod git;
 pub mod in_app;
 pub mod plan;
+pub mod plant;
 pub mod profile;
 pub mod report;
 pub mod results;

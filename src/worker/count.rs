@@ -139,7 +139,7 @@ struct Count {
     implementation: String,
     operation: String,
     instructions: u64,
-    /// SHA-256 of its per-function counts ([`callgrind::profile_text`]).
+    /// SHA-256 of the program's own per-function counts ([`callgrind::own_costs`]).
     profile: String,
 }
 
@@ -186,7 +186,7 @@ fn count_instructions(job: &CountJob, lane: &str) -> Result<Vec<Count>, String> 
         let file = scratch.0.join(format!("cg.{pid}"));
         let text = std::fs::read_to_string(&file).map_err(|e| format!("callgrind wrote no {}: {e}", file.display()))?;
         let instructions = callgrind::total(&text).ok_or_else(|| format!("{} has no totals line", file.display()))?;
-        let profile = hex(&Sha256::digest(callgrind::profile_text(&callgrind::self_costs(&text))));
+        let profile = hex(&Sha256::digest(callgrind::profile_text(&callgrind::own_costs(&text))));
         if let Some(dir) = &job.keep_callgrind {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let kept = dir.join(format!("{implementation}-{operation}.callgrind"));
