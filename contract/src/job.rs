@@ -164,18 +164,6 @@ pub struct PairedJob {
     /// The baseline's source tree, for its commit and dirty flag
     #[arg(long, value_name = "DIR")]
     pub baseline_tree: PathBuf,
-    /// Calibration only (`./run.sh --calibrate`): slow every decode of the current tree by this
-    /// share of its own time, in percent; the result records it, and the gate refuses it in a
-    /// normal run
-    #[arg(long, value_name = "PERCENT", value_parser = planted_percent)]
-    pub plant_decode_percent: Option<f64>,
-}
-
-fn planted_percent(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(p) if p.is_finite() && (0.0..=100.0).contains(&p) => Ok(p),
-        _ => Err(format!("`{text}` is not a percentage from 0 to 100")),
-    }
 }
 
 impl PairedJob {
@@ -188,9 +176,6 @@ impl PairedJob {
             ("--baseline-tree", &self.baseline_tree),
         ] {
             args.extend([flag.to_string(), path.display().to_string()]);
-        }
-        if let Some(percent) = self.plant_decode_percent {
-            args.extend(["--plant-decode-percent".to_string(), percent.to_string()]);
         }
         args
     }
@@ -246,7 +231,6 @@ mod tests {
             baseline_library: "/w/003-b.so".into(),
             current_library: "/w/003-c.so".into(),
             baseline_tree: "/t/baseline".into(),
-            plant_decode_percent: Some(1.5),
         };
         let parsed = Harness::try_parse_from(std::iter::once("paired".to_string()).chain(paired.to_args())).unwrap();
         assert_eq!(parsed.paired, paired);

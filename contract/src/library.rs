@@ -52,11 +52,6 @@ pub struct Opening {
     pub lane: String,
     pub corpus_dir: String,
     pub operation: Option<Operation>,
-    /// Calibration only: every decode also spins for this share (percent) of its own measured
-    /// time; `Some(0.0)` times each decode the same way without spinning, so both sides of a
-    /// calibration pair pay the same overhead.
-    #[serde(default)]
-    pub planted_decode_percent: Option<f64>,
 }
 
 /// An opened session: the lane it validated and the kernels it can run, in the order the

@@ -28,10 +28,6 @@ pub struct WorkerResult {
     /// process of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_process: Option<InProcess>,
-    /// Calibration only: the slowdown planted in every decode, in percent of its own time (0 on
-    /// the side that times its decodes the same way without one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub planted_decode_percent: Option<f64>,
     /// From a count (`counter`): instructions and allocations of every operation, no time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub counted: bool,

@@ -20,7 +20,6 @@ use tdbench::corpus::Corpus;
 use tdbench::registry;
 use tdbench::tdlib::{Client, HOW_TO_ENABLE, Tdjson};
 use tdbench::worker::{self, Kernel, measured_loop};
-use tdbench_contract::Operation;
 use tdbench_contract::library::{self, KernelInfo, Opening};
 
 #[global_allocator]
@@ -32,8 +31,6 @@ pub struct Session {
     cursors: Vec<usize>,
     buffers: Vec<Vec<u8>>,
     description: library::Session,
-    /// Calibration only: the slowdown planted in decodes (see [`worker::planted_loop`]).
-    planted_decode_percent: Option<f64>,
     /// A TDLib round trip's client, closed by [`tdbench_kernels_close`].
     client: Option<&'static RefCell<Client<'static>>>,
 }
@@ -85,7 +82,6 @@ fn open(opening: &str) -> Result<Session, String> {
         buffers: kernels.iter().map(|_| worker::placement::output_buffer()).collect(),
         kernels,
         description,
-        planted_decode_percent: opening.planted_decode_percent,
         client,
     })
 }
@@ -145,10 +141,7 @@ pub unsafe extern "C" fn tdbench_kernels_run(session: *mut Session, kernel: u32,
     let session = unsafe { &mut *session };
     let k = kernel as usize;
     let (kernel, cursor, buffer) = (&session.kernels[k], &mut session.cursors[k], &mut session.buffers[k]);
-    match session.planted_decode_percent {
-        Some(percent) if kernel.operation() == Operation::Decode => worker::planted_loop(kernel, n, cursor, buffer, percent),
-        _ => measured_loop(kernel, n, cursor, buffer),
-    }
+    measured_loop(kernel, n, cursor, buffer);
 }
 
 /// # Safety

@@ -115,15 +115,16 @@ pub struct Options {
     /// trees build the kernel library; TDLib round trips always have processes of their own)
     #[arg(long)]
     pub process_pairs: bool,
-    /// Calibrate the latency gate on this machine: N runs each of identical code, and of a
-    /// slowdown of 1.5% and of 3% planted in every decode of --calibrate-on (an exact share of
-    /// each decode's own time, current tree only); prints the false-alarm rate and the share of
-    /// planted slowdowns caught, with 95% intervals. Needs a clean checkout, --baseline HEAD and
-    /// in-process pairs. With --publish, also writes report/calibration.md
+    /// Calibrate the gate on this machine: N rounds, each of identical code and of three real
+    /// changes — a slowdown of 1%, 1.5% and 3% of --calibrate-on's decode's own time, planted
+    /// in its source and committed in a scratch worktree (baseline/calibration-PERCENT) — run as
+    /// a user's change is. Prints the false alarms on comparisons the change did not touch and
+    /// the share of planted slowdowns caught, with 95% intervals. Needs a clean checkout and
+    /// --baseline HEAD. With --publish, also writes report/calibration.md
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=200))]
     pub calibrate: Option<u32>,
-    /// The implementation whose decode calibration slows
-    #[arg(long, value_name = "IMPL", default_value = "json-td")]
+    /// The codec whose decode calibration's real changes slow
+    #[arg(long, value_name = "CODEC", default_value = "json-td")]
     pub calibrate_on: String,
     /// Where samples, results.json, summary.md and the run's report go
     #[arg(long, value_name = "DIR", default_value = "build")]

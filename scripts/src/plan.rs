@@ -24,18 +24,7 @@ pub struct Plan {
     /// What the run left out that it would otherwise measure, and why (one line each).
     #[serde(default)]
     pub left_out: Vec<String>,
-    /// Set only by `./run.sh --calibrate`: the slowdown this run plants.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<Calibration>,
     pub slots: Vec<Slot>,
-}
-
-/// A calibration run's planted slowdown: every decode of `implementation` in the current tree
-/// spins for `planted_percent` of its own time (0: timed the same way, nothing planted).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    pub implementation: String,
-    pub planted_percent: f64,
 }
 
 /// Which implementations time both trees in one process (the `paired` harness, each tree's
@@ -63,13 +52,6 @@ impl Plan {
     /// Whether `slot`'s implementation times both trees in one process.
     pub fn in_process(&self, implementation: &str) -> bool {
         self.pairing.in_process.iter().any(|i| i == implementation)
-    }
-
-    /// The slowdown a sample of `implementation` from `role`'s tree must carry: set only in a
-    /// calibration run, for its implementation (0 on the baseline side).
-    pub fn planted(&self, implementation: &str, role: Role) -> Option<f64> {
-        let c = self.calibration.as_ref().filter(|c| c.implementation == implementation)?;
-        Some(if role == Role::Current { c.planted_percent } else { 0.0 })
     }
 
     /// The looks a group on `schedule` may take, fixed before its first timed sample.

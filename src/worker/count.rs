@@ -127,7 +127,6 @@ pub fn run(job: &CountJob) -> Result<Vec<WorkerResult>, String> {
             corpus: corpus_summary(&corpus, lane),
             operations,
             in_process: None,
-            planted_decode_percent: None,
             counted: true,
         });
     }

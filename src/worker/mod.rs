@@ -209,24 +209,6 @@ pub fn measured_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut V
     buffer.truncate(start);
 }
 
-/// Calibration only: `n` operations, each timed and followed by a spin for `percent` of its own
-/// time — a slowdown of exactly that share, whatever the operation costs. With `percent` 0 it
-/// times each operation the same way without spinning, so both sides of a calibration pair pay
-/// the same overhead.
-#[inline(never)]
-pub fn planted_loop(kernel: &Kernel, n: u64, cursor: &mut usize, buffer: &mut Vec<u8>, percent: f64) {
-    let share = percent / 100.0;
-    for _ in 0..n {
-        let started = Instant::now();
-        measured_loop(kernel, 1, cursor, buffer);
-        let spin = started.elapsed().mul_f64(share);
-        let spun = Instant::now();
-        while spun.elapsed() < spin {
-            std::hint::spin_loop();
-        }
-    }
-}
-
 fn encode_with(codec: &dyn Codec, value: &Object) -> Vec<u8> {
     let mut out = Vec::new();
     codec.encode(value, &mut out).expect("validated payloads encode");
@@ -582,7 +564,6 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         corpus: corpus_summary(&corpus, lane),
         operations,
         in_process: None,
-        planted_decode_percent: None,
         counted: false,
     })
 }

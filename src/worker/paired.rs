@@ -122,18 +122,12 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
         lane: job.lane.clone(),
         corpus_dir: std::path::absolute(&job.corpus_dir).unwrap_or(job.corpus_dir.clone()).display().to_string(),
         operation: job.operation,
-        planted_decode_percent: None,
     };
-    // Calibration: the current tree's decodes slowed, the baseline's timed the same way.
-    let planted = |role| paired.plant_decode_percent.map(|p| if role == Role::Current { p } else { 0.0 });
     // Loaded in the order the blocks open, which alternates across samples: whatever loading
     // first does (addresses, a warmer page cache) falls on each tree alike.
-    let open = |role| {
-        let opening = Opening { planted_decode_percent: planted(role), ..opening.clone() };
-        match role {
-            Role::Baseline => Side::open(role, &paired.baseline_library, &opening),
-            Role::Current => Side::open(role, &paired.current_library, &opening),
-        }
+    let open = |role| match role {
+        Role::Baseline => Side::open(role, &paired.baseline_library, &opening),
+        Role::Current => Side::open(role, &paired.current_library, &opening),
     };
     let second_role = if job.role == Role::Baseline { Role::Current } else { Role::Baseline };
     let (first, second) = in_arenas_of_their_own(|| open(job.role), || open(second_role));
@@ -198,7 +192,6 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
             corpus: side.description.corpus.clone(),
             operations,
             in_process: Some(InProcess { pid: std::process::id(), first: first.role, batches_per_block: BLOCK as u32 }),
-            planted_decode_percent: planted(side.role),
             counted: false,
         }
     };

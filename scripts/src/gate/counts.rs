@@ -52,11 +52,6 @@ pub(crate) fn class(plan: &Plan, key: &Key, by_role: &ByRole) -> Class {
     if plan.implementation(&key.implementation).is_some_and(|i| i.timed_only()) {
         return Class::RoundTrip;
     }
-    // Calibration plants its slowdown at run time, where no count can see it: the planted
-    // decode is judged as a changed comparison is, whatever its counts.
-    if plan.calibration.as_ref().is_some_and(|c| c.implementation == key.implementation && key.operation == Operation::Decode) {
-        return Class::Changed;
-    }
     match (counted(by_role, Role::Baseline), counted(by_role, Role::Current)) {
         (Some(b), Some(c)) if same_work(b, c) => Class::Unchanged,
         _ => Class::Changed,
@@ -81,7 +76,7 @@ pub fn group_of(key: &Key) -> Group {
 /// group in full.
 pub(crate) fn schedules(plan: &Plan, grouped: &Grouped) -> BTreeMap<Group, Schedule> {
     let mut schedules: BTreeMap<Group, Schedule> = BTreeMap::new();
-    let counts = plan.counts_both_trees() || plan.calibration.is_some();
+    let counts = plan.counts_both_trees();
     for (key, class) in classes(plan, grouped) {
         let full = !counts || matches!(class, Class::Changed | Class::RoundTrip);
         let entry = schedules.entry(group_of(&key)).or_insert(Schedule::Backstop);

@@ -50,7 +50,6 @@ pub fn plan(measure: Measure) -> Plan {
         // Timed, the codec's pairs share a process, the floor's do not: both kinds are covered.
         pairing: Pairing { in_process: if measure.times() { vec!["tl".into()] } else { Vec::new() }, note: String::new() },
         left_out: Vec::new(),
-        calibration: None,
         slots: [
             if measure.counts() { count_slots("status", &[both("tl"), both("clone")], 2) } else { Vec::new() },
             if measure.times() { lane_slots("status", &[both("tl"), both("clone")], 10, 0, Stage::Screen) } else { Vec::new() },
@@ -115,7 +114,6 @@ pub fn samples(plan: &Plan) -> Vec<WorkerResult> {
                     first: if slot.sample % 2 == 0 { Role::Baseline } else { Role::Current },
                     batches_per_block: 1,
                 }),
-                planted_decode_percent: None,
                 counted: slot.stage == Stage::Count,
             }
         })

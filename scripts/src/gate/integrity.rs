@@ -232,25 +232,6 @@ pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
     violations
 }
 
-/// A planted slowdown only where a calibration plan put it, of the size it says: a normal run
-/// that measured planted code would be a lie about the tree.
-pub fn check_planting(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
-    samples
-        .iter()
-        .filter(|s| s.planted_decode_percent != plan.planted(&s.implementation, s.role))
-        .map(|s| {
-            let found = s.planted_decode_percent.map_or("none".to_string(), |p| format!("{p}%"));
-            let wanted = plan
-                .planted(&s.implementation, s.role)
-                .map_or("none (only `./run.sh --calibrate` plants one)".to_string(), |p| format!("{p}%"));
-            Violation::general(
-                "planted slowdown",
-                format!("{}: carries a planted slowdown of {found}; the plan's: {wanted}", sample_name(s)),
-            )
-        })
-        .collect()
-}
-
 /// The comparisons the plan implies: for every implementation measured in both trees on a lane,
 /// each of its operations compared on allocations and bytes, on latency when its slots are
 /// timed, and on instructions when the plan counts it in both trees (TDLib round trips are

@@ -114,7 +114,6 @@ pub fn judge(plan: &Plan, samples: Vec<WorkerResult>, mut violations: Vec<Violat
     violations.extend(integrity::check_provenance(plan, &samples));
     violations.extend(integrity::check_contents(plan, &samples));
     violations.extend(integrity::check_pairing(plan, &samples));
-    violations.extend(integrity::check_planting(plan, &samples));
     let grouped = group(&samples);
     violations.extend(determinism::check(&grouped));
     violations.extend(format::check(plan, &grouped));
@@ -406,21 +405,6 @@ mod tests {
             let results = judged(Measure::Time, tamper);
             assert!(kinds(&results).contains(&"pairing differs"), "{:?}", results.violations);
         }
-    }
-
-    #[test]
-    fn a_planted_slowdown_outside_calibration_fails() {
-        let results = judged(Measure::Time, |samples| current_tl(samples).next().unwrap().planted_decode_percent = Some(3.0));
-        assert_eq!(kinds(&results), ["planted slowdown"]);
-        // In a calibration plan, the plant must be there, on the current side only.
-        let mut plan = fixture::plan(Measure::Time);
-        plan.calibration = Some(crate::plan::Calibration { implementation: "tl".into(), planted_percent: 3.0 });
-        let mut samples = fixture::samples(&plan);
-        assert!(kinds(&judge(&plan, samples.clone(), Vec::new())).contains(&"planted slowdown"));
-        for s in samples.iter_mut().filter(|s| s.implementation == "tl") {
-            s.planted_decode_percent = Some(if s.role == Role::Current { 3.0 } else { 0.0 });
-        }
-        assert!(judge(&plan, samples, Vec::new()).passed());
     }
 
     #[test]

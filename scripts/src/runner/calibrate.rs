@@ -1,52 +1,80 @@
-//! `./run.sh --calibrate N`: the latency gate's false-alarm rate and power on this machine,
-//! measured rather than modelled.
+//! `./run.sh --calibrate N`: the gate's false alarms and power on this machine, measured on the
+//! changes a user makes rather than modelled.
 //!
-//! N rounds, each of three runs in turn — identical code, then a slowdown of 1.5% and of 3%
-//! planted in every decode of one implementation in the current tree — so drift over the
-//! calibration falls on every case alike. The plant is an exact share of each decode's own
-//! time ([`tdbench::worker::planted_loop`] in the kernel library); the baseline side times its
-//! decodes the same way without spinning. The plan records it, and the gate refuses a planted
-//! sample anywhere else, so a normal run can never measure planted code.
+//! N rounds, each of four runs in turn, so drift over the calibration falls on every case
+//! alike: identical code (an A/A run: every comparison unchanged by its counts, timed by the
+//! backstop alone), then a real change — a slowdown of 1%, 1.5% and 3% of one codec's decode's
+//! own time, planted in its source ([`crate::plant`]) and committed in a scratch worktree of
+//! its own (`baseline/calibration-PERCENT`, built once) — as a user's commit is run. A false
+//! alarm is a regression on any comparison the change did not touch; a catch is the planted
+//! decode judged a regression. The real changes also show whether the counts of every
+//! untouched comparison stayed equal in both trees: what lets the gate spend no time on them.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tdbench_contract::{Metric, Operation, Verdict};
+use tdbench_contract::{Metric, Operation, Role, Verdict};
+use xshell::{Shell, cmd};
 
+use super::build::{self, Trees};
 use super::{Failure, Session, environment};
-use crate::plan::{Calibration, Plan};
-use crate::results::Results;
+use crate::plan::{Build, Plan, TreeInfo};
+use crate::results::{Class, Results};
 
-/// Slowdowns planted, in percent; 0 is identical code.
-const CASES: [f64; 3] = [0.0, 1.5, 3.0];
+/// Slowdowns planted as real changes, in percent of the decode's own time.
+const PLANTED: [f64; 3] = [1.0, 1.5, 3.0];
+
+/// A case of a round: identical code, or a planted change of that many percent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Case {
+    Identical,
+    Planted(f64),
+}
+
+impl Case {
+    fn label(self) -> String {
+        match self {
+            Case::Identical => "identical".into(),
+            Case::Planted(p) => format!("planted-{p}"),
+        }
+    }
+}
 
 /// What one calibration run showed.
 struct Outcome {
-    planted: f64,
-    /// Latency regressions on comparisons with nothing planted.
+    case: Case,
+    /// Latency regressions on comparisons the change did not touch.
     false_alarms: usize,
-    /// Per lane: whether the planted decode was a regression, its estimate and detectable change.
-    planted_decodes: Vec<(bool, f64, Option<f64>)>,
-    /// Every latency comparison in the family with nothing planted: its log change and that
+    /// Comparisons the change did not touch whose counts differed between the trees.
+    untouched_changed: Vec<String>,
+    /// Per lane: whether the planted decode was a regression, its estimate, its detectable
+    /// change and its pairs.
+    planted: Vec<(bool, f64, Option<f64>, usize)>,
+    /// Every latency comparison of the backstop with nothing planted: its log change and that
     /// change's standard error from its own pairs.
     unplanted: Vec<(f64, f64)>,
     /// Violations other than latency regressions: the run measured something wrong.
     other: Vec<String>,
+    /// How long the run took, in seconds.
+    seconds: f64,
 }
 
 impl Outcome {
-    fn of(results: &Results, planted: f64, implementation: &str) -> Outcome {
-        let is_planted = |lane_impl: (&str, Operation)| lane_impl == (implementation, Operation::Decode) && planted > 0.0;
+    fn of(results: &Results, case: Case, codec: &str, seconds: f64) -> Outcome {
+        let is_planted = |implementation: &str, operation: Operation| {
+            matches!(case, Case::Planted(_)) && implementation == codec && operation == Operation::Decode
+        };
         let latency = results.comparisons.iter().filter(|c| c.metric == Metric::Latency);
-        let (planted_decodes, others): (Vec<_>, Vec<_>) = latency.partition(|c| is_planted((c.implementation.as_str(), c.operation)));
+        let (planted, others): (Vec<_>, Vec<_>) = latency.partition(|c| is_planted(&c.implementation, c.operation));
         Outcome {
-            planted,
+            case,
             false_alarms: others.iter().filter(|c| c.verdict == Verdict::Regression).count(),
-            planted_decodes: planted_decodes.iter().map(|c| (c.verdict == Verdict::Regression, c.change, c.detectable)).collect(),
+            untouched_changed: others.iter().filter(|c| c.class == Some(Class::Changed)).map(|c| c.key().to_string()).collect(),
+            planted: planted.iter().map(|c| (c.verdict == Verdict::Regression, c.change, c.detectable, c.pairs)).collect(),
             unplanted: others
                 .iter()
-                .filter(|c| c.verdict != Verdict::Reference)
+                .filter(|c| c.class == Some(Class::Unchanged))
                 .filter_map(|c| Some(((1.0 + c.change).ln(), c.standard_error?)))
                 .collect(),
             other: results
@@ -55,61 +83,77 @@ impl Outcome {
                 .filter(|v| v.kind != "latency regression")
                 .map(|v| format!("{}: {}", v.kind, v.message))
                 .collect(),
+            seconds,
         }
     }
 }
 
-pub fn run(
-    session: &Session,
-    plan: Plan,
-    output: &Path,
-    rounds: u32,
-    implementation: &str,
-    publish: Option<PathBuf>,
-) -> Result<ExitCode, Failure> {
+/// What calibrating needs beyond the session of identical code.
+pub struct Calibrating<'a> {
+    pub root: &'a Path,
+    pub rounds: u32,
+    pub codec: &'a str,
+    pub publish: Option<PathBuf>,
+    pub ci: bool,
+}
+
+pub fn run(session: &Session, plan: Plan, output: &Path, how: Calibrating) -> Result<ExitCode, Failure> {
     // Identical code on both sides, or a "false alarm" could be a real change.
     let identical = plan.baseline.as_ref().is_some_and(|b| b.commit == plan.current.commit && !b.dirty) && !plan.current.dirty;
     if !identical {
-        return Err(environment("calibration compares identical code: run it on a clean checkout with --baseline HEAD"));
+        return Err(environment("calibration starts from identical code: run it on a clean checkout with --baseline HEAD"));
     }
-    if !plan.catalog.iter().any(|i| i.name == implementation && i.operations.contains(&Operation::Decode)) {
-        return Err(environment(format!("--calibrate-on `{implementation}`: not an implementation with a decode in this run")));
+    let codec = how.codec;
+    if !plan.catalog.iter().any(|i| i.name == codec && i.operations.contains(&Operation::Decode)) {
+        return Err(environment(format!("--calibrate-on `{codec}`: not a codec with a decode in this run")));
     }
-    if !plan.in_process(implementation) {
-        return Err(environment(format!(
-            "calibration plants its slowdown in in-process pairs, which `{implementation}` does not have in this run ({})",
-            plan.pairing.note
-        )));
+    if !plan.settings.measure.counts() || !plan.settings.measure.times() {
+        return Err(environment("calibration measures the default procedure: counts first, then time (--measure both)"));
+    }
+    // The planted trees, each built once: a scratch worktree at the baseline commit with the
+    // plant committed on top.
+    let mut planted: Vec<(f64, Trees)> = Vec::new();
+    for percent in PLANTED {
+        planted.push((percent, planted_trees(how.root, session.trees, codec, percent, how.ci)?));
     }
     let mut outcomes = Vec::new();
     let mut machine = None;
     let file = output.join("calibration.md");
     let mut text = String::new();
-    for round in 1..=rounds {
-        for planted in CASES {
-            let name = format!("{}-{round}", label(planted));
-            eprintln!("calibration round {round} of {rounds}: {}", describe(planted, implementation));
+    for round in 1..=how.rounds {
+        let cases = std::iter::once((Case::Identical, session.trees)).chain(planted.iter().map(|(p, t)| (Case::Planted(*p), t)));
+        for (case, trees) in cases {
+            eprintln!(
+                "calibration round {round} of {}: {}",
+                how.rounds,
+                match case {
+                    Case::Identical => "identical code".to_string(),
+                    Case::Planted(p) => format!("a committed change: {p}% planted in {codec} decode"),
+                }
+            );
             let mut plan = plan.clone();
-            plan.calibration = Some(Calibration { implementation: implementation.into(), planted_percent: planted });
-            let run = output.join("calibration").join(&name);
-            let results = session.measure(plan, &run)?;
-            // Each run's copies of the workers and kernel libraries (one per sample and tree,
-            // some 1.5 GB a messages run) are needed only while it runs: twenty rounds of them
-            // would fill a disk. The samples and results stay.
+            plan.current = trees.current.info.clone();
+            let run = output.join("calibration").join(format!("{}-{round}", case.label()));
+            let started = std::time::Instant::now();
+            let case_session = Session { trees, entries: session.entries, corpus: session.corpus.clone(), ci: session.ci };
+            let results = case_session.measure(plan, &run)?;
+            // Each run's copies of the workers and kernel libraries are needed only while it
+            // runs: twenty rounds of them would fill a disk. The samples and results stay.
             let _ = std::fs::remove_dir_all(run.join("workers"));
-            outcomes.push(Outcome::of(&results, planted, implementation));
+            outcomes.push(Outcome::of(&results, case, codec, started.elapsed().as_secs_f64()));
             machine = machine.or(results.provenance.machine.map(|m| format!("{}, {} cores, {}", m.cpu, m.cores, m.os)));
         }
         // The table so far, after every round: a calibration takes hours, and one stopped
         // half-way keeps what its finished rounds measured, saying how many those were.
-        let so_far = if round < rounds { format!(" (stopped after {round} of {rounds} rounds: not finished)") } else { String::new() };
-        text = table(&outcomes, implementation, &plan, &measured(&plan, machine.as_deref(), round, &so_far));
+        let so_far =
+            if round < how.rounds { format!(" (stopped after {round} of {} rounds: not finished)", how.rounds) } else { String::new() };
+        text = table(&outcomes, codec, &plan, &measured(&plan, machine.as_deref(), round, &so_far));
         crate::files::write_atomically(&file, &text).map_err(environment)?;
     }
     // The last round's table is the whole calibration's.
     print!("{text}");
     println!("calibration: {}", file.display());
-    if let Some(report) = publish {
+    if let Some(report) = how.publish {
         std::fs::create_dir_all(&report).map_err(|e| environment(e.to_string()))?;
         crate::files::write_atomically(&report.join("calibration.md"), &text).map_err(environment)?;
         println!("published: {}", report.join("calibration.md").display());
@@ -118,22 +162,39 @@ pub fn run(
     Ok(if broken.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// The trees of a planted case: the baseline as it is, and as the current tree a scratch
+/// worktree (`baseline/calibration-PERCENT`) at the baseline's commit with the plant committed
+/// on top (a commit on no branch), both built as a run builds them.
+fn planted_trees(root: &Path, trees: &Trees, codec: &str, percent: f64, ci: bool) -> Result<Trees, Failure> {
+    let base = trees.baseline.as_ref().ok_or_else(|| environment("calibration needs a baseline"))?;
+    let sh = Shell::new().map_err(|e| environment(e.to_string()))?;
+    sh.change_dir(root);
+    let dir = root.join(format!("baseline/calibration-{percent}"));
+    let info = crate::git::prepare_baseline(&sh, root, &dir, "calibration", &base.info.commit).map_err(environment)?;
+    crate::plant::apply(&dir, codec, Operation::Decode, percent).map_err(environment)?;
+    let message = format!("calibration: {percent}% of {codec} decode's own time, planted");
+    cmd!(sh, "git -C {dir} -c user.name=tdbench -c user.email=tdbench@localhost commit -q -a -m {message}")
+        .quiet()
+        .run()
+        .map_err(|e| environment(format!("cannot commit the plant in {}: {e}", dir.display())))?;
+    let in_tree = Shell::new().map_err(|e| environment(e.to_string()))?;
+    in_tree.change_dir(&dir);
+    let commit = crate::git::commit_of(&in_tree, "HEAD").map_err(environment)?;
+    eprintln!("calibration tree: {} {} ({message})", dir.display(), &commit[..10]);
+    let info = TreeInfo { reference: message, commit, dirty: false, ..info };
+    let current = build::build(info, dir.join("target"), Role::Current, Build::Measurement, ci, true, true)?;
+    let baseline = build::build(base.info.clone(), base.target.clone(), Role::Baseline, base.build, ci, true, true)?;
+    Ok(Trees { current, baseline: Some(baseline), linked: Default::default(), link_commands: Default::default() })
+}
+
 /// The table's provenance line: commit, machine, date, rounds.
 fn measured(plan: &Plan, machine: Option<&str>, rounds: u32, note: &str) -> String {
+    let baseline = plan.baseline.as_ref().map_or("?", |b| &b.commit[..b.commit.len().min(12)]);
     format!(
-        "Measured at commit `{}` on {}, {} (UTC), {rounds} round(s){note}.",
-        &plan.current.commit[..plan.current.commit.len().min(12)],
+        "Measured at commit `{baseline}` on {}, {} (UTC), {rounds} round(s){note}.",
         machine.unwrap_or("an unknown machine"),
         crate::report::chart::date(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
     )
-}
-
-fn label(planted: f64) -> String {
-    if planted == 0.0 { "identical".into() } else { format!("planted-{planted}") }
-}
-
-fn describe(planted: f64, implementation: &str) -> String {
-    if planted == 0.0 { "identical code".into() } else { format!("{planted}% planted in {implementation} decode") }
 }
 
 /// Wilson's 95% interval for `k` of `n`.
@@ -168,62 +229,83 @@ pub fn run_spread(unplanted: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
     Some(((changes - own).max(0.0).sqrt(), changes.sqrt(), own.sqrt()))
 }
 
-fn table(outcomes: &[Outcome], implementation: &str, plan: &Plan, measured: &str) -> String {
+fn table(outcomes: &[Outcome], codec: &str, plan: &Plan, measured: &str) -> String {
     let percent = |(low, high): (f64, f64)| format!("{:.0}–{:.0}%", low * 100.0, high * 100.0);
+    let of = |k: usize, n: usize| format!("{k} of {n} ({})", percent(wilson(k, n)));
+    let minutes =
+        |runs: &[&Outcome]| median(runs.iter().map(|o| o.seconds).collect()).map_or("—".into(), |s| format!("{:.1} min", s / 60.0));
     let mut out = String::new();
     writeln!(out, "## Gate calibration on this machine\n").unwrap();
     writeln!(
         out,
-        "`./run.sh --calibrate` on lanes {} ({} implementations, {}): each round runs identical code, then a slowdown \
-         planted in every `{implementation}` decode of the current tree (an exact share of each decode's own time). \
-         A false alarm is a latency regression where nothing was planted; a catch is the planted decode judged a \
-         regression. Intervals: Wilson 95%. {measured}\n",
+        "`./run.sh --calibrate` on lanes {}, every implementation, default settings: each round runs identical code, then \
+         three real changes — a slowdown of 1%, 1.5% and 3% of `{codec}` decode's own time, planted in `src/codecs/` and \
+         committed in a scratch worktree — as a user's commit is run. A false alarm is a latency regression on a \
+         comparison the change did not touch; a catch is the planted decode judged a regression. Intervals: Wilson 95%. \
+         {measured}\n",
         plan.lanes.join(", "),
-        // Those the lanes measure: TDLib round trips asked for run on their test lanes only.
-        plan.catalog.iter().filter(|i| i.lanes.iter().any(|l| plan.lanes.contains(l))).count(),
-        plan.pairing.note
     )
     .unwrap();
-    writeln!(out, "| planted | runs | runs with a false alarm | planted decodes caught | median estimate | median detectable (80%) |")
-        .unwrap();
-    writeln!(out, "|---|---|---|---|---|---|").unwrap();
-    for planted in CASES {
-        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.planted == planted).collect();
+    let identical: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == Case::Identical).collect();
+    let alarmed = identical.iter().filter(|o| o.false_alarms > 0).count();
+    writeln!(out, "### Identical code\n").unwrap();
+    writeln!(out, "| runs | runs with a false alarm | untouched comparisons whose counts differed | median run |").unwrap();
+    writeln!(out, "|---|---|---|---|").unwrap();
+    writeln!(
+        out,
+        "| {} | {} | {} | {} |\n",
+        identical.len(),
+        of(alarmed, identical.len()),
+        identical.iter().map(|o| o.untouched_changed.len()).sum::<usize>(),
+        minutes(&identical)
+    )
+    .unwrap();
+    writeln!(out, "### A real change to one codec\n").unwrap();
+    writeln!(
+        out,
+        "| planted in `{codec}` decode | runs | runs with a false alarm elsewhere | untouched comparisons whose counts differed | \
+         planted decode caught | median estimate | median pairs | median detectable (80%) | median run |"
+    )
+    .unwrap();
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|").unwrap();
+    for percent in PLANTED {
+        let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == Case::Planted(percent)).collect();
         let alarmed = runs.iter().filter(|o| o.false_alarms > 0).count();
-        let decodes: Vec<&(bool, f64, Option<f64>)> = runs.iter().flat_map(|o| &o.planted_decodes).collect();
+        let decodes: Vec<&(bool, f64, Option<f64>, usize)> = runs.iter().flat_map(|o| &o.planted).collect();
         let caught = decodes.iter().filter(|d| d.0).count();
-        let (estimate, detectable) = (
-            median(decodes.iter().map(|d| d.1 * 100.0).collect()),
-            median(decodes.iter().filter_map(|d| d.2).map(|d| d * 100.0).collect()),
-        );
         writeln!(
             out,
-            "| {} | {} | {} of {} ({}) | {} | {} | {} |",
-            if planted == 0.0 { "nothing".to_string() } else { format!("{planted}%") },
+            "| {percent}% | {} | {} | {} | {} | {} | {} | {} | {} |",
             runs.len(),
-            alarmed,
-            runs.len(),
-            percent(wilson(alarmed, runs.len())),
-            if planted == 0.0 {
-                "—".to_string()
-            } else {
-                format!("{caught} of {} ({})", decodes.len(), percent(wilson(caught, decodes.len())))
-            },
-            estimate.map_or("—".into(), |e| format!("{e:+.2}%")),
-            detectable.map_or("—".into(), |d| format!("{d:.1}%")),
+            of(alarmed, runs.len()),
+            runs.iter().map(|o| o.untouched_changed.len()).sum::<usize>(),
+            of(caught, decodes.len()),
+            median(decodes.iter().map(|d| d.1 * 100.0).collect()).map_or("—".into(), |e| format!("{e:+.2}%")),
+            median(decodes.iter().map(|d| d.3 as f64).collect()).map_or("—".into(), |p| format!("{p:.0}")),
+            median(decodes.iter().filter_map(|d| d.2).map(|d| d * 100.0).collect()).map_or("—".into(), |d| format!("{d:.1}%")),
+            minutes(&runs),
         )
         .unwrap();
     }
-    // Planted runs' other comparisons have nothing planted either.
+    let changed: Vec<&String> = outcomes.iter().flat_map(|o| &o.untouched_changed).collect();
+    if !changed.is_empty() {
+        writeln!(out, "\nUntouched comparisons whose counts differed (timed in full for it):\n").unwrap();
+        let mut named: Vec<&String> = changed.clone();
+        named.sort();
+        named.dedup();
+        for c in named {
+            writeln!(out, "- {c} ({} run(s))", changed.iter().filter(|x| **x == c).count()).unwrap();
+        }
+    }
     let unplanted: Vec<(f64, f64)> = outcomes.iter().flat_map(|o| o.unplanted.iter().copied()).collect();
     if let Some((spread, changes, own)) = run_spread(&unplanted) {
         let pct = |log: f64| (log.exp() - 1.0) * 100.0;
         writeln!(
             out,
-            "\nRun-level spread: **{:.2}%**. Over {} latency comparisons with nothing planted, changes spread {:.2}% across \
-             runs where their own pairs account for {:.2}%; what is left moves a whole run's pairs together, and no \
-             number of pairs within a run can see it. These runs held each latency verdict's bound above \
-             `--run-spread {}`; a runner that measures more should pass its own figure.",
+            "\nRun-level spread: **{:.2}%**. Over {} unchanged comparisons timed by the backstop, changes spread {:.2}% across \
+             runs where their own pairs account for {:.2}%; what is left moves a whole run's pairs together, and no number of \
+             pairs within a run can see it. These runs held each latency verdict's bound above `--run-spread {}`; a runner \
+             that measures more should pass its own figure.",
             pct(spread),
             unplanted.len(),
             pct(changes),
@@ -272,5 +354,31 @@ mod tests {
         // Changes no wider than their pairs: no run-level spread.
         assert_eq!(run_spread(&[(0.001, 0.002), (-0.001, 0.002)]).unwrap().0, 0.0);
         assert_eq!(run_spread(&[]), None);
+    }
+
+    #[test]
+    fn the_table_counts_false_alarms_and_catches_by_case() {
+        let outcome = |case, false_alarms, caught: bool| Outcome {
+            case,
+            false_alarms,
+            untouched_changed: Vec::new(),
+            planted: if case == Case::Identical { Vec::new() } else { vec![(caught, 0.012, Some(0.009), 48)] },
+            unplanted: vec![(0.001, 0.002)],
+            other: Vec::new(),
+            seconds: 90.0,
+        };
+        let outcomes = [
+            outcome(Case::Identical, 0, false),
+            outcome(Case::Identical, 1, false),
+            outcome(Case::Planted(1.0), 0, true),
+            outcome(Case::Planted(1.0), 0, false),
+            outcome(Case::Planted(1.5), 0, true),
+            outcome(Case::Planted(3.0), 2, true),
+        ];
+        let plan = crate::gate::fixture::plan(tdbench_contract::Measure::Both);
+        let text = table(&outcomes, "json-td", &plan, "Measured here.");
+        assert!(text.contains("| 2 | 1 of 2 (9–91%) | 0 | 1.5 min |"), "{text}");
+        assert!(text.contains("| 1% | 2 | 0 of 2 (0–66%) | 0 | 1 of 2 (9–91%) | +1.20% | 48 | 0.9% | 1.5 min |"), "{text}");
+        assert!(text.contains("| 3% | 1 | 1 of 1 (21–100%) |"), "{text}");
     }
 }

@@ -108,7 +108,6 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
         baseline_library: library_path(launch, Role::Baseline, sample)?,
         current_library: library_path(launch, Role::Current, sample)?,
         baseline_tree: PathBuf::from(&launch.trees.get(Role::Baseline).info.path),
-        plant_decode_percent: launch.plan.planted(&first.implementation, Role::Current),
     };
     let name = format!("{}/{} (both trees, sample {})", first.implementation, first.lane, first.sample);
     let s = &launch.plan.settings.worker;

@@ -166,15 +166,21 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         },
         pairing: pairing.clone(),
         left_out,
-        calibration: None,
         slots: lanes
             .iter()
             .flat_map(|lane| plan::count_slots(lane, &countable_entries(&entries[lane], &counted_roles, &trees), COUNTS))
             .collect(),
     };
     let session = Session { trees: &trees, entries: &entries, corpus: root.join("corpus"), ci: options.ci };
-    if let Some(runs) = options.calibrate {
-        return calibrate::run(&session, plan, &output, runs, &options.calibrate_on, options.publish.then(|| root.join("report")));
+    if let Some(rounds) = options.calibrate {
+        let how = calibrate::Calibrating {
+            root: &root,
+            rounds,
+            codec: &options.calibrate_on,
+            publish: options.publish.then(|| root.join("report")),
+            ci: options.ci,
+        };
+        return calibrate::run(&session, plan, &output, how);
     }
     let results = session.measure(plan, &output)?;
     print!("{}", crate::summary::text(&results));
