@@ -135,9 +135,16 @@ pub struct Options {
     /// Also write the published report/ from this run, when the gate passes
     #[arg(long)]
     pub publish: bool,
-    /// Plain progress lines and a markdown summary for a pull request
+    /// Plain progress lines and a markdown summary for a pull request; a comparison whose counts
+    /// changed that the run could not gate at the threshold fails the run (exit 3)
     #[arg(long)]
     pub ci: bool,
+    /// Accept a run whose only violations are regressions (latency, allocations, instructions),
+    /// saying REASON: it exits 0. A violation of any other kind (a sample that cannot be
+    /// trusted, a format change) or a crashed worker still fails. For a commit that means to
+    /// be slower (`.ci/run` passes its `Perf-Regression-Accepted:` trailer)
+    #[arg(long, value_name = "REASON")]
+    pub accept_regressions: Option<String>,
     /// Instead of comparing trees: the in-app measurement of the current tree — each codec
     /// (--serializer) decodes the start-up stream in a fresh process, corpus-style and into an
     /// app store beside a 60 Hz ticker; --rounds rounds of forward then reversed order
@@ -222,6 +229,7 @@ impl Options {
             && self.run_spread == defaults.run_spread
             && !self.allow_format_change
             && !self.strict
+            && self.accept_regressions.is_none()
             && !self.process_pairs
             && !self.no_tdlib
             && self.calibrate.is_none()

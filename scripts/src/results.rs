@@ -40,6 +40,10 @@ impl Class {
 /// Bumped when a field changes meaning.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
+/// The kinds of violation that say the change is slower or allocates more; every other kind
+/// says the run cannot be trusted.
+pub const REGRESSIONS: [&str; 3] = ["latency regression", "allocation regression", "instruction regression"];
+
 /// Something that makes a run fail: a regression, or a reason its samples cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {

@@ -44,6 +44,12 @@ pub fn render(figures: &Figures) -> String {
         writeln!(out, "- machine: {}, {} cores; {}", m.cpu, m.cores, m.os).unwrap();
         writeln!(out, "- compiler: {} ({}, {} profile)", m.rustc, m.target, m.profile).unwrap();
     }
+    // Which build the figures are of: the measurement build moves some codecs' times (one
+    // codegen unit inlines differently), so a figure is only comparable with its own build's.
+    writeln!(out, "- build: {}", crate::plan::Build::describe(p.current.build)).unwrap();
+    if let Some(b) = p.baseline.as_ref().filter(|b| b.build != p.current.build) {
+        writeln!(out, "- baseline build: {}", crate::plan::Build::describe(b.build)).unwrap();
+    }
     let tree = |t: &crate::plan::TreeInfo| {
         format!("`{}`{}", &t.commit[..t.commit.len().min(12)], if t.dirty { " with uncommitted changes" } else { "" })
     };
@@ -62,12 +68,14 @@ pub fn render(figures: &Figures) -> String {
     let s = &p.settings;
     writeln!(
         out,
-        "- settings: {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs per comparison){}, {} confirmation rounds, \
+        "- settings: measure {}; {} ms timed + {} ms warm-up per worker, {} rounds ({} pairs){}{}, {} confirmation rounds, \
          {} operations per allocation pass, threshold {}%{}\n",
+        s.measure,
         s.worker.duration_ms,
         s.worker.warmup_ms,
         s.rounds,
         2 * s.rounds,
+        if s.backstop_rounds > 0 { " where counts changed" } else { " per comparison" },
         if s.looks > 1 {
             format!(
                 ", up to {} more looks of {} rounds for what is undecided (at most {} s in all)",
@@ -75,6 +83,10 @@ pub fn render(figures: &Figures) -> String {
                 s.look_rounds,
                 s.look_seconds
             )
+        } else {
+            String::new()
+        } + &if s.backstop_rounds > 0 {
+            format!(", a backstop of {} rounds held to {}% where they did not", s.backstop_rounds, s.backstop_threshold_percent)
         } else {
             String::new()
         },
