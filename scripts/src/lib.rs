@@ -2,10 +2,11 @@
 //! They know the worker only through `tdbench-contract`: its command line, its catalog and the
 //! JSON it writes.
 //!
-//! Data flows one way: [`cli`] → [`runner`] (builds, plans, starts workers, profiles) → [`gate`]
-//! (reads the plan, the samples and the profiles, judges) → [`results`] → [`files`],
-//! [`summary`] and [`report`]. [`profile`] reads callgrind's output into the report's "Where the
-//! time goes". [`in_app`] merges and draws `./run.sh --in-app`.
+//! Data flows one way: [`cli`] → [`runner`] (builds, plans, counts, starts workers) → [`gate`]
+//! (reads the plan, the counts, the samples and the profiles, judges) → [`results`] →
+//! [`files`], [`summary`] and [`report`]. [`profile`] reads callgrind's output into the
+//! report's "Where the time goes". [`in_app`] merges and draws `./run.sh --in-app`. [`plant`]
+//! writes calibration's real changes into a scratch tree.
 
 pub mod cli;
 pub mod files;

@@ -91,3 +91,55 @@ pub(crate) fn schedules(plan: &Plan, grouped: &Grouped) -> BTreeMap<Group, Sched
 pub fn schedules_of(plan: &Plan, samples: &[WorkerResult]) -> BTreeMap<Group, Schedule> {
     schedules(plan, &super::group(samples))
 }
+
+#[cfg(test)]
+mod tests {
+    use tdbench_contract::Measure;
+
+    use super::*;
+    use crate::gate::fixture;
+
+    #[test]
+    fn a_group_is_timed_in_full_when_a_count_changed_and_by_the_backstop_when_none_did() {
+        let plan = fixture::plan(Measure::Both);
+        let mut samples = fixture::samples(&plan);
+        let group = |name: &str| ("status".to_string(), name.to_string());
+        let same = schedules_of(&plan, &samples);
+        assert_eq!((same[&group("tl")], same[&group("clone")]), (Schedule::Backstop, Schedule::Backstop));
+        // tl's decode counted ten more instructions per op (0.7%) in the current tree.
+        for s in samples.iter_mut().filter(|s| s.counted && s.role == Role::Current && s.implementation == "tl") {
+            s.operations[1].instructions_per_op = s.operations[1].instructions_per_op.map(|n| n + 10.0);
+        }
+        let changed = schedules_of(&plan, &samples);
+        assert_eq!((changed[&group("tl")], changed[&group("clone")]), (Schedule::Full, Schedule::Backstop));
+        // A run that does not count both trees times everything in full.
+        let timed = fixture::plan(Measure::Time);
+        assert!(schedules_of(&timed, &fixture::samples(&timed)).values().all(|s| *s == Schedule::Full));
+    }
+
+    #[test]
+    fn the_c_library_s_alignment_luck_is_not_a_change_but_a_function_s_count_is() {
+        let op = |instructions: f64, profile: &str| OperationResult {
+            operation: Operation::Decode,
+            encoded_bytes: 1.0,
+            proof: tdbench_contract::Proof { sha256: String::new() },
+            stats: None,
+            batches_ns_per_op: Vec::new(),
+            ops_per_batch: 0,
+            iterations: 1,
+            allocations_per_op: 0.0,
+            bytes_per_op: 0.0,
+            instructions_per_op: Some(instructions),
+            instruction_profile: Some(profile.into()),
+            compressed: None,
+            stream_updates: None,
+        };
+        assert!(same_work(&op(100_000.0, "a"), &op(100_000.0, "a")));
+        // memcmp took 40 more instructions in 100,000: the same work.
+        assert!(same_work(&op(100_000.0, "a"), &op(100_040.0, "a")));
+        // More than a tenth of a percent: not the C library's luck.
+        assert!(!same_work(&op(100_000.0, "a"), &op(100_200.0, "a")));
+        // The same total, another function's count: changed.
+        assert!(!same_work(&op(100_000.0, "a"), &op(100_000.0, "b")));
+    }
+}
