@@ -1,6 +1,7 @@
 //! Where the time goes: a decode's instructions by what they do — scanning, numbers, strings,
 //! base64, allocation, dispatch — from callgrind's per-function counts of the worker's counted
-//! loop (`worker --profile`), so the next person knows what is left in a codec.
+//! loop (kept from the current tree's first count, or `counter --keep-callgrind DIR`), so the next
+//! person knows what is left in a codec.
 //!
 //! A function is put in the first category whose pattern its name contains; inlined code
 //! counts where it was inlined. Instructions, not time: exact and repeatable, but a cache miss

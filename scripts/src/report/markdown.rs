@@ -214,7 +214,7 @@ fn where_the_time_goes(figures: &Figures) -> String {
         return out;
     }
     out += "Instructions per decode by what they do, from callgrind's count of each function's own instructions in the \
-            worker's counted loop (`worker --profile`; inlined code counts where it was inlined; instructions, not \
+            counter's counted loop (the current tree's first count; `counter --keep-callgrind DIR` by hand; inlined code counts where it was inlined; instructions, not \
             time: a cache miss costs nothing here). Scanning: finding tokens and vector elements; numbers: parsing \
             them; strings: scanning, checking (UTF-8) and copying text; dispatch: reading `@type` or constructor \
             ids and matching keys and fields; allocation: malloc, free and dropping the decoded value.\n\n";
