@@ -83,13 +83,14 @@ pub struct Options {
     #[arg(long, value_name = "S", default_value_t = LOOK_SECONDS, value_parser = clap::value_parser!(u32).range(0..=86400))]
     pub look_seconds: u32,
     /// Rounds re-run for comparisons the screen finds above half their threshold without a
-    /// verdict, at least; a screen that took further looks gets as many rounds as it had. Not
-    /// 0 when timing: a flagged comparison left unconfirmed could not be judged
+    /// verdict, at least; a screen that took further looks gets as many rounds as it had. At
+    /// least 1: a flagged comparison left unconfirmed could not be judged
     #[arg(long, value_name = "N", default_value_t = CONFIRM_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub confirm_rounds: u32,
-    /// The line the gate holds, in percent (above 0, at most 100): more instructions than that
-    /// fail; a latency slowdown fails when significant and above half of it, and a comparison
-    /// is gated when it would catch a slowdown of that size with 80% power
+    /// The line the gate holds, in percent (above 0, at most 100): a changed comparison fails
+    /// when its one-sided lower confidence bound is above half of it, and is gated when it would
+    /// catch a slowdown of that size with 80% power (and of 1.5 times it with 95%); under
+    /// --measure instructions, more instructions than that fail
     #[arg(long, value_name = "PERCENT", default_value = "1", value_parser = percent)]
     pub threshold: f64,
     /// How far, in percent (one standard deviation), a latency comparison can move from run to

@@ -109,11 +109,9 @@ pub struct TreeInfo {
 #[serde(rename_all = "kebab-case")]
 #[value(rename_all = "kebab-case")]
 pub enum Build {
-    /// The runner's measurement build ([`MEASUREMENT_PROFILE`]), whatever the tree's own
-    /// Cargo.toml says: each function's machine code depends on its own source only.
+    /// One codegen unit, no LTO, whatever the tree's Cargo.toml says (MEASUREMENT_PROFILE)
     Measurement,
-    /// The tree's own release profile (cargo's default of 16 codegen units here), to measure
-    /// what the measurement build does to the figures (`--baseline-build cargo-default`).
+    /// The tree's own release profile: cargo's default of 16 codegen units here
     CargoDefault,
 }
 
