@@ -1,7 +1,7 @@
 //! Building each tree's worker, linking its code layouts, and asking it what it can measure.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -39,10 +39,14 @@ pub struct Trees {
     /// Layouts linked by this invocation (role, seed, what): a run's looks and confirmation
     /// reuse those of the samples they share (none: each new sample gets its own).
     pub linked: RefCell<HashSet<(Role, u32, Linked)>>,
-    /// Per tree and binary, the linker command captured by its first layout in this
-    /// invocation (`None`: replaying is off, every layout goes through cargo).
-    pub link_commands: Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
 }
+
+/// Per target folder and binary, the linker command captured by its first layout in this
+/// invocation (`None`: replaying is off, every layout goes through cargo). Kept for the whole
+/// invocation, not per [`Trees`]: a calibration's cases share the baseline's target folder, and
+/// cargo, asked a second time with the same flags, links nothing and prints no command — which
+/// turned replaying off for every other case (a look took 28 s to link instead of 3).
+static LINK_COMMANDS: Mutex<BTreeMap<(PathBuf, Linked), Option<LinkCommand>>> = Mutex::new(BTreeMap::new());
 
 impl Trees {
     pub fn get(&self, role: Role) -> &Built {
@@ -99,10 +103,10 @@ impl Trees {
             let threads: Vec<_> = new
                 .iter()
                 .map(|(role, layouts)| {
-                    let (role, built, commands) = (*role, self.get(*role), &self.link_commands);
+                    let (role, built) = (*role, self.get(*role));
                     scope.spawn(move || {
                         let tree = Path::new(&built.info.path);
-                        layouts.iter().try_for_each(|layout| link_layout(tree, &built.target, built.build, role, *layout, commands))
+                        layouts.iter().try_for_each(|layout| link_layout(tree, &built.target, built.build, role, *layout))
                     })
                 })
                 .collect();
@@ -118,13 +122,18 @@ impl Trees {
 }
 
 impl Drop for Trees {
-    /// The objects rustc kept for replaying its linker command are needed only while this
-    /// invocation links.
+    /// The objects rustc kept for replaying its linker commands are needed only while this
+    /// invocation links: gone with the trees (a calibration drops all of its trees at its end).
     fn drop(&mut self) {
-        let commands = self.link_commands.get_mut().map(std::mem::take).unwrap_or_default();
-        for folder in commands.values().flatten().filter_map(LinkCommand::temporary_folder) {
-            let _ = std::fs::remove_dir_all(folder);
-        }
+        let mut commands = LINK_COMMANDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let targets: Vec<PathBuf> = self.roles().into_iter().map(|role| self.get(role).target.clone()).collect();
+        commands.retain(|(target, _), command| {
+            let ours = targets.contains(target);
+            if let Some(folder) = command.as_ref().filter(|_| ours).and_then(LinkCommand::temporary_folder) {
+                let _ = std::fs::remove_dir_all(folder);
+            }
+            !ours
+        });
     }
 }
 
@@ -294,14 +303,7 @@ pub enum Linked {
 /// [`CAPTURE_SEED`] (so both trees' `release/` builds stay byte-identical), and captures the
 /// linker command; every layout is then a replay of it ([`LinkCommand`]): about 0.25 s each
 /// instead of 2.
-fn link_layout(
-    tree: &Path,
-    target: &Path,
-    build: Build,
-    role: Role,
-    layout: Layout,
-    commands: &Mutex<HashMap<(Role, Linked), Option<LinkCommand>>>,
-) -> Result<(), Failure> {
+fn link_layout(tree: &Path, target: &Path, build: Build, role: Role, layout: Layout) -> Result<(), Failure> {
     let Layout { seed, linked, .. } = layout;
     let (what, built): (&[&str], &str) = match linked {
         Linked::Worker => (&["--bin", "worker"], "worker"),
@@ -311,7 +313,8 @@ fn link_layout(
     let layouts = output.parent().expect("layout files are in a folder").to_path_buf();
     std::fs::create_dir_all(&layouts).map_err(|e| environment(e.to_string()))?;
     let failed = |why: String| environment(format!("linking the {role} {built} with layout {seed}: {why}"));
-    let captured = commands.lock().expect("no linking thread panics holding the lock").get(&(role, linked)).cloned();
+    let key = (target.to_path_buf(), linked);
+    let captured = LINK_COMMANDS.lock().expect("no linking thread panics holding the lock").get(&key).cloned();
     let command = match captured {
         Some(command) => command,
         None => {
@@ -325,7 +328,7 @@ fn link_layout(
             let printed = cargo_printing(tree, target, build, &args)?.ok_or_else(|| failed("cargo failed".into()))?;
             let linked_by_cargo = target.join("release").join(built);
             let command = LinkCommand::parse(&printed).filter(|c| replays(c, &linked_by_cargo, &layouts));
-            commands.lock().expect("no linking thread panics holding the lock").insert((role, linked), command.clone());
+            LINK_COMMANDS.lock().expect("no linking thread panics holding the lock").insert(key, command.clone());
             command
         }
     };

@@ -184,7 +184,7 @@ fn planted_trees(root: &Path, trees: &Trees, codec: &str, percent: f64, ci: bool
     let info = TreeInfo { reference: message, commit, dirty: false, ..info };
     let current = build::build(info, dir.join("target"), Role::Current, Build::Measurement, ci, true, true)?;
     let baseline = build::build(base.info.clone(), base.target.clone(), Role::Baseline, base.build, ci, true, true)?;
-    Ok(Trees { current, baseline: Some(baseline), linked: Default::default(), link_commands: Default::default() })
+    Ok(Trees { current, baseline: Some(baseline), linked: Default::default() })
 }
 
 /// The table's provenance line: commit, machine, date, rounds.

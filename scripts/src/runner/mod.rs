@@ -129,7 +129,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         let target = PathBuf::from(&info.path).join("target");
         Some(build::build(info, target, Role::Baseline, options.baseline_build, options.ci, options.wants_in_process_pairs(), counts)?)
     };
-    let trees = Trees { current, baseline, linked: Default::default(), link_commands: Default::default() };
+    let trees = Trees { current, baseline, linked: Default::default() };
     let entries = entries(&trees, &lanes, &implementations);
     let pairing = pairing(&trees, options, &implementations);
     if !pairing.note.is_empty() {
