@@ -134,13 +134,25 @@ pub fn run(session: &Session, plan: Plan, output: &Path, how: Calibrating) -> Re
             let mut plan = plan.clone();
             plan.current = trees.current.info.clone();
             let run = output.join("calibration").join(format!("{}-{round}", case.label()));
-            let started = std::time::Instant::now();
-            let case_session = Session { trees, entries: session.entries, corpus: session.corpus.clone(), ci: session.ci };
-            let results = case_session.measure(plan, &run)?;
-            // Each run's copies of the workers and kernel libraries are needed only while it
-            // runs: twenty rounds of them would fill a disk. The samples and results stay.
-            let _ = std::fs::remove_dir_all(run.join("workers"));
-            outcomes.push(Outcome::of(&results, case, codec, started.elapsed().as_secs_f64()));
+            let (results, seconds) = match finished_earlier(&run, &plan) {
+                Some(earlier) => {
+                    eprintln!("calibration round {round}: {} kept from a stopped calibration", run.display());
+                    earlier
+                }
+                None => {
+                    let started = std::time::Instant::now();
+                    let case_session = Session { trees, entries: session.entries, corpus: session.corpus.clone(), ci: session.ci };
+                    let results = case_session.measure(plan, &run)?;
+                    let seconds = started.elapsed().as_secs_f64();
+                    let _ = std::fs::write(run.join(ELAPSED), format!("{seconds:.1}\n"));
+                    // Each run's copies of the workers and kernel libraries are needed only
+                    // while it runs: twenty rounds of them would fill a disk. The samples and
+                    // results stay.
+                    let _ = std::fs::remove_dir_all(run.join("workers"));
+                    (results, seconds)
+                }
+            };
+            outcomes.push(Outcome::of(&results, case, codec, seconds));
             machine = machine.or(results.provenance.machine.map(|m| format!("{}, {} cores, {}", m.cpu, m.cores, m.os)));
         }
         // The table so far, after every round: a calibration takes hours, and one stopped
@@ -160,6 +172,43 @@ pub fn run(session: &Session, plan: Plan, output: &Path, how: Calibrating) -> Re
     }
     let broken: Vec<&String> = outcomes.iter().flat_map(|o| &o.other).collect();
     Ok(if broken.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// A calibration run's wall-clock seconds, beside its results.
+const ELAPSED: &str = "elapsed-seconds";
+
+/// The results and seconds of a run that an earlier calibration in this folder finished, when
+/// it measured what this one would: the same baseline commit, settings, lanes and
+/// implementations, and the same case (the current tree's reference names the plant). A
+/// calibration takes hours; one stopped half-way (a restarted machine, a cancelled job) is
+/// continued by running the same command again, and keeps every run it finished.
+fn finished_earlier(run: &Path, plan: &Plan) -> Option<(Results, f64)> {
+    if run.join("INCOMPLETE").exists() {
+        return None;
+    }
+    let results = crate::files::read_results(&run.join("results.json")).ok()?;
+    let earlier = &results.provenance;
+    let baseline_commit = |baseline: &Option<TreeInfo>| baseline.as_ref().map(|t| t.commit.clone());
+    // A planted tree is committed anew by every calibration, so its commit differs; whether
+    // the run was identical code does not.
+    let identical = |current: &TreeInfo, baseline: &Option<TreeInfo>| Some(&current.commit) == baseline_commit(baseline).as_ref();
+    let same = baseline_commit(&earlier.baseline) == baseline_commit(&plan.baseline)
+        && earlier.current.reference == plan.current.reference
+        && identical(&earlier.current, &earlier.baseline) == identical(&plan.current, &plan.baseline)
+        && earlier.settings == plan.settings
+        && earlier.lanes == plan.lanes
+        && earlier.implementations == plan.implementations;
+    if !same {
+        return None;
+    }
+    let seconds = std::fs::read_to_string(run.join(ELAPSED)).ok().and_then(|s| s.trim().parse().ok()).or_else(|| {
+        // Runs from before the seconds were kept: from the samples folder's creation to the
+        // results, which leaves out the few seconds before the first sample.
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let took = modified(&run.join("results.json"))?.duration_since(modified(&run.join("samples"))?).ok()?;
+        Some(took.as_secs_f64())
+    })?;
+    Some((results, seconds))
 }
 
 /// The trees of a planted case: the baseline as it is, and as the current tree a scratch
@@ -380,5 +429,32 @@ mod tests {
         assert!(text.contains("| 2 | 1 of 2 (9–91%) | 0 | 1.5 min |"), "{text}");
         assert!(text.contains("| 1% | 2 | 0 of 2 (0–66%) | 0 | 1 of 2 (9–91%) | +1.20% | 48 | 0.9% | 1.5 min |"), "{text}");
         assert!(text.contains("| 3% | 1 | 1 of 1 (21–100%) |"), "{text}");
+    }
+
+    #[test]
+    fn a_stopped_calibration_keeps_only_runs_that_measured_the_same_case() {
+        let dir = std::env::temp_dir().join(format!("tdbench-calibration-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("samples")).unwrap();
+        // The fixture is identical code: the current tree at the baseline's commit.
+        let mut plan = crate::gate::fixture::plan(tdbench_contract::Measure::Both);
+        plan.current.reference = "HEAD".into();
+        let results = crate::gate::judge(&plan, crate::gate::fixture::samples(&plan), Vec::new());
+        crate::files::write_run(&dir, &results).unwrap();
+        std::fs::write(dir.join(ELAPSED), "42.5\n").unwrap();
+        assert_eq!(finished_earlier(&dir, &plan).map(|(_, seconds)| seconds), Some(42.5));
+        // Not kept: another baseline, other settings, a planted case, or a run that did not finish.
+        let mut other = plan.clone();
+        other.baseline.as_mut().unwrap().commit = "decaf".into();
+        assert!(finished_earlier(&dir, &other).is_none());
+        let mut other = plan.clone();
+        other.settings.rounds += 1;
+        assert!(finished_earlier(&dir, &other).is_none());
+        let mut planted = plan.clone();
+        planted.current.commit = "pl4nt".into();
+        assert!(finished_earlier(&dir, &planted).is_none());
+        std::fs::write(dir.join("INCOMPLETE"), "").unwrap();
+        assert!(finished_earlier(&dir, &plan).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
