@@ -46,3 +46,39 @@ fn a_worker_copied_elsewhere_resolves_its_defaults_there() {
     assert!(String::from_utf8_lossy(&lost.stderr).contains("corpus"), "{}", String::from_utf8_lossy(&lost.stderr));
     std::fs::remove_dir_all(&elsewhere).unwrap();
 }
+
+/// A worker records its tree's state as the runner hands it over and never re-reads the
+/// checkout: started in a folder that is no git tree at all (where reading it would say
+/// "unknown" and dirty), it reports the commit and state the variable gives. (It re-read
+/// `git status` once per sample, so an editor's swap file or a commit made while a run went on
+/// failed every later sample as "metadata differs".)
+#[test]
+fn a_worker_records_the_tree_state_it_is_given_not_the_checkout() {
+    let elsewhere = std::env::temp_dir().join(format!("tdbench-worker-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let run = |state: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_worker"));
+        command
+            .args(["--implementation", "tl", "--lane", "status", "--duration-ms", "5", "--warmup-ms", "1", "--allocation-iterations", "5"])
+            .args(["--role", "baseline", "--tree"])
+            .arg(&elsewhere)
+            .arg("--corpus")
+            .arg(&corpus)
+            .current_dir(&elsewhere)
+            .env_remove("TDBENCH_BASELINE_TREE")
+            .env_remove("TDBENCH_CURRENT_TREE");
+        if let Some(state) = state {
+            command.env("TDBENCH_BASELINE_TREE", state).env("TDBENCH_CURRENT_TREE", "0000 dirty");
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let result: WorkerResult = serde_json::from_slice(&output.stdout).unwrap();
+        (result.tree.commit, result.tree.dirty)
+    };
+    assert_eq!(run(Some("c0ffee1234 clean")), ("c0ffee1234".to_string(), false));
+    // Without the variable (a worker started by hand), it reads the folder it was given.
+    assert_eq!(run(None), ("unknown".to_string(), true));
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+}

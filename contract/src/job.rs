@@ -24,6 +24,48 @@ pub const ALLOCATION_ITERATIONS: u64 = 48;
 /// 0.80% against 1.29%.
 pub const BATCH_US: u64 = 1000;
 
+/// The state of a tree (its commit, and whether tracked files had uncommitted changes) as the
+/// runner read it once, when it made the plan, handed to every process it starts in an
+/// environment variable per tree ([`TreeState::variable`]). A process records it and never
+/// re-reads the checkout: an editor's swap file, or a commit made while a run goes on, would
+/// otherwise fail every later sample as "metadata differs". Both trees' variables go to every
+/// process, so both trees' processes start with the same environment, byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeState {
+    pub commit: String,
+    pub dirty: bool,
+}
+
+impl TreeState {
+    /// The variable that carries `role`'s tree.
+    pub fn variable(role: Role) -> &'static str {
+        match role {
+            Role::Baseline => "TDBENCH_BASELINE_TREE",
+            Role::Current => "TDBENCH_CURRENT_TREE",
+        }
+    }
+
+    /// As the variable holds it: `COMMIT clean` or `COMMIT dirty`.
+    pub fn to_value(&self) -> String {
+        format!("{} {}", self.commit, if self.dirty { "dirty" } else { "clean" })
+    }
+
+    pub fn parse(value: &str) -> Option<TreeState> {
+        let (commit, state) = value.split_once(' ')?;
+        let dirty = match state {
+            "dirty" => true,
+            "clean" => false,
+            _ => return None,
+        };
+        (!commit.is_empty()).then(|| TreeState { commit: commit.to_string(), dirty })
+    }
+
+    /// `role`'s tree as this process's environment gives it, if it does.
+    pub fn from_environment(role: Role) -> Option<TreeState> {
+        std::env::var(Self::variable(role)).ok().and_then(|v| Self::parse(&v))
+    }
+}
+
 /// How a worker (and a counter) measures. Every process of a run gets the same settings, and
 /// the gate refuses a sample whose settings are not the plan's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Args)]
@@ -244,5 +286,15 @@ mod tests {
         {
             assert!(parse(&bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn a_tree_state_reads_back_as_written() {
+        let state = TreeState { commit: "0123abcd".into(), dirty: true };
+        assert_eq!(TreeState::parse(&state.to_value()), Some(state));
+        assert_eq!(TreeState::parse("0123abcd clean").map(|s| s.dirty), Some(false));
+        assert_eq!(TreeState::parse("0123abcd"), None);
+        assert_eq!(TreeState::parse("0123abcd maybe"), None);
+        assert_eq!(TreeState::parse(" clean"), None);
     }
 }

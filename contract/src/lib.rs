@@ -24,7 +24,7 @@ pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use count::CountJob;
 pub use enums::{Measure, Metric, Operation, Role, RunVerdict, Stage, Verdict};
 pub use in_app::{DecodePass, IN_APP_SCHEMA_VERSION, InAppResult, Lateness, StoreSummary, StreamSummary};
-pub use job::{Job, PairedJob, Settings};
+pub use job::{Job, PairedJob, Settings, TreeState};
 pub use result::{
     BatchStats, Compressed, CorpusSummary, InProcess, Machine, OperationResult, PairedResult, Proof, SCHEMA_VERSION, Tree, WorkerResult,
 };

@@ -17,8 +17,15 @@ pub fn commit_of(sh: &Shell, reference: &str) -> Result<String, String> {
         .map_err(|_| format!("`{reference}` is not a commit of this repository"))
 }
 
+/// Whether tracked files have uncommitted changes. Untracked files are left out: they reach a
+/// build only through a tracked file that names them, and an editor's swap file or a scratch
+/// note must not make a run's tree "dirty".
 pub fn is_dirty(sh: &Shell, tree: &Path) -> Result<bool, String> {
-    cmd!(sh, "git -C {tree} status --porcelain").quiet().read().map(|s| !s.trim().is_empty()).map_err(|e| e.to_string())
+    cmd!(sh, "git -C {tree} status --porcelain --untracked-files=no")
+        .quiet()
+        .read()
+        .map(|s| !s.trim().is_empty())
+        .map_err(|e| e.to_string())
 }
 
 pub fn current_tree(sh: &Shell, root: &Path) -> Result<TreeInfo, String> {

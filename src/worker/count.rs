@@ -105,7 +105,7 @@ pub fn run(job: &CountJob) -> Result<Vec<WorkerResult>, String> {
 
     // Under callgrind: every kernel's instructions.
     let counts = count_instructions(job, lane)?;
-    let (commit, dirty) = machine::tree_state(&job.tree);
+    let (commit, dirty) = machine::tree_state(&job.tree, job.role);
     let mut results = Vec::new();
     for (implementation, mut operations) in measured {
         for op in &mut operations {

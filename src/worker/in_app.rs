@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tdbench_contract::{DecodePass, IN_APP_SCHEMA_VERSION, InAppResult, Lateness, StoreSummary, StreamSummary, Tree};
+use tdbench_contract::{DecodePass, IN_APP_SCHEMA_VERSION, InAppResult, Lateness, Role, StoreSummary, StreamSummary, Tree};
 
 use crate::Codec;
 use crate::alloc;
@@ -138,7 +138,7 @@ pub fn run(job: &InAppJob) -> Result<InAppResult, String> {
     };
     drop(store);
 
-    let (commit, dirty) = machine::tree_state(&job.tree);
+    let (commit, dirty) = machine::tree_state(&job.tree, Role::Current);
     Ok(InAppResult {
         schema_version: IN_APP_SCHEMA_VERSION,
         implementation: job.implementation.clone(),

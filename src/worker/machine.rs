@@ -1,7 +1,7 @@
 //! What the worker says about where it ran, so the merger can refuse to compare samples from
 //! different machines, compilers or settings.
 
-use tdbench_contract::Machine;
+use tdbench_contract::{Machine, Role, TreeState};
 
 /// This machine, and the compiler, target and profile this binary was built with.
 pub fn current() -> Machine {
@@ -37,8 +37,14 @@ fn os_name() -> String {
     }
 }
 
-/// The commit of the tree this binary was built from, and whether it has uncommitted changes.
-pub fn tree_state(tree: &std::path::Path) -> (String, bool) {
+/// The commit of the tree this binary was built from, and whether its tracked files have
+/// uncommitted changes: as the runner recorded it in the plan and handed it over
+/// ([`TreeState`]), so a checkout edited while a run goes on changes nothing. Started by hand
+/// (a failed sample's "reproduce with" line lacks the variable), the process reads the tree.
+pub fn tree_state(tree: &std::path::Path, role: Role) -> (String, bool) {
+    if let Some(state) = TreeState::from_environment(role) {
+        return (state.commit, state.dirty);
+    }
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .arg("-C")
@@ -50,6 +56,6 @@ pub fn tree_state(tree: &std::path::Path) -> (String, bool) {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain"]).is_none_or(|s| !s.is_empty());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty());
     (commit, dirty)
 }

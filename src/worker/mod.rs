@@ -550,7 +550,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         operations.push(result);
     }
 
-    let (commit, dirty) = machine::tree_state(&job.tree);
+    let (commit, dirty) = machine::tree_state(&job.tree, job.role);
     Ok(WorkerResult {
         schema_version: SCHEMA_VERSION,
         implementation: job.implementation.clone(),

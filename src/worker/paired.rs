@@ -147,7 +147,7 @@ pub fn run(paired: &PairedJob) -> Result<PairedResult, String> {
     let timed = time_blocks(first, second, &job.settings);
 
     let result = |side: &Side, tree: &Path| {
-        let (commit, dirty) = machine::tree_state(tree);
+        let (commit, dirty) = machine::tree_state(tree, side.role);
         let n = job.settings.allocation_iterations.max(1);
         let operations = side
             .description

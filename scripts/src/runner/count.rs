@@ -30,6 +30,7 @@ struct CountRun {
     program: PathBuf,
     args: Vec<String>,
     tree: PathBuf,
+    env: Vec<(&'static str, String)>,
     slots: Vec<Slot>,
 }
 
@@ -129,6 +130,7 @@ fn prepare(launch: &Launch, lane: &str, role: Role, sample: u32, slots: Vec<Slot
         program,
         args: job.to_args(),
         tree: PathBuf::from(&launch.trees.get(role).info.path),
+        env: launch::environment_of(launch, None),
         slots,
     })
 }
@@ -136,9 +138,9 @@ fn prepare(launch: &Launch, lane: &str, role: Role, sample: u32, slots: Vec<Slot
 /// One counter process: its results written to their slots' files.
 fn count(run: &CountRun, output: &Path) -> Result<(), Failure> {
     let name = format!("counter {}", run.name);
-    let printed = launch::execute(&run.program, &run.args, &run.tree, None, &name, TIME_LIMIT, output, None)?;
+    let printed = launch::execute(&run.program, &run.args, &run.tree, &run.env, &name, TIME_LIMIT, output, None)?;
     let unreadable = |why: String| {
-        let reproduce = launch::command_line(&run.program, &run.args, &run.tree, None);
+        let reproduce = launch::command_line(&run.program, &run.args, &run.tree, &run.env);
         launch::failed(&name, &why, "", &reproduce, output, None)
     };
     let results: Vec<WorkerResult> = serde_json::from_str(&printed).map_err(|e| unreadable(format!("printed no readable results: {e}")))?;

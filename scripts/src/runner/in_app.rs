@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use tdbench_contract::InAppResult;
+use tdbench_contract::{InAppResult, Role, TreeState};
 
 use super::progress::Progress;
 use super::{Failure, environment};
@@ -96,6 +96,10 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
     let Request { codecs, allocators, rounds, ci, optional_hosts } = request;
     let (rounds, ci) = (*rounds, *ci);
     let target = root.join("target/tdbench-worker");
+    // The tree's state, read once here and handed to every process (as a run's workers get it).
+    let sh = xshell::Shell::new().map_err(|e| environment(e.to_string()))?;
+    let tree = crate::git::current_tree(&sh, root).map_err(environment)?;
+    let state = (TreeState::variable(Role::Current), TreeState { commit: tree.commit, dirty: tree.dirty }.to_value());
     let mut binaries = std::collections::BTreeMap::new();
     for allocator in allocators {
         match build(root, &target, allocator, ci) {
@@ -129,6 +133,7 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
         let file = folder.join("samples").join(format!("{}-{name}-{sample}.json", slot.allocator));
         let started = Instant::now();
         let mut child = Command::new(&binaries[&slot.allocator])
+            .env(state.0, &state.1)
             .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
             .arg(root)
             .arg("--output")

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use tdbench_contract::{Job, PairedJob, PairedResult, Role};
+use tdbench_contract::{Job, PairedJob, PairedResult, Role, TreeState};
 
 use super::build::Trees;
 use super::progress::Progress;
@@ -79,6 +79,23 @@ pub fn run_slots(slots: &[Slot], launch: &Launch, ci: bool) -> Result<(), Failur
     Ok(())
 }
 
+/// The environment every process of the run starts with: both trees' state as the plan
+/// recorded it ([`TreeState`]), the same in every process, and libtdjson for those that
+/// need it.
+pub(super) fn environment_of(launch: &Launch, tdjson: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut variables: Vec<(&'static str, String)> = [Role::Baseline, Role::Current]
+        .into_iter()
+        .filter_map(|role| {
+            let tree = launch.plan.tree(role)?;
+            Some((TreeState::variable(role), TreeState { commit: tree.commit.clone(), dirty: tree.dirty }.to_value()))
+        })
+        .collect();
+    if let Some(tdjson) = tdjson {
+        variables.push(("TDJSON", tdjson.to_string()));
+    }
+    variables
+}
+
 fn job(slot: &Slot, launch: &Launch, tree: PathBuf) -> Job {
     Job {
         implementation: slot.implementation.clone(),
@@ -116,8 +133,8 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
     let started = Instant::now();
     let (harness, args) = (launch.trees.harness(), paired.to_args());
     let needs_tdlib = launch.plan.implementation(&first.implementation).is_some_and(|i| i.timed_only());
-    let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
-    let printed = execute(&harness, &args, &current_tree, tdjson, &name, timeout, &launch.output, Some(progress))?;
+    let env = environment_of(launch, launch.tdjson.as_deref().filter(|_| needs_tdlib));
+    let printed = execute(&harness, &args, &current_tree, &env, &name, timeout, &launch.output, Some(progress))?;
     let stored =
         serde_json::from_str::<PairedResult>(&printed).map_err(|e| format!("printed no readable pair of results: {e}")).and_then(|pair| {
             for result in [&pair.baseline, &pair.current] {
@@ -129,7 +146,7 @@ fn run_pair(first: &Slot, second: &Slot, launch: &Launch, progress: &mut Progres
             Ok(())
         });
     if let Err(what) = stored {
-        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, tdjson), &launch.output, Some(progress)));
+        return Err(failed(&name, &what, "", &command_line(&harness, &args, &current_tree, &env), &launch.output, Some(progress)));
     }
     progress.step(&first.lane, started.elapsed() / 2);
     progress.step(&first.lane, started.elapsed() / 2);
@@ -143,15 +160,15 @@ pub fn run_slot(slot: &Slot, launch: &Launch, progress: &mut Progress) -> Result
     std::fs::create_dir_all(file.parent().expect("slot files are in folders")).map_err(|e| environment(e.to_string()))?;
     let args = job(slot, launch, ".".into()).to_args();
     let needs_tdlib = launch.plan.implementation(&slot.implementation).is_some_and(|i| i.timed_only());
-    let tdjson = launch.tdjson.as_deref().filter(|_| needs_tdlib);
+    let env = environment_of(launch, launch.tdjson.as_deref().filter(|_| needs_tdlib));
     let name = format!("{}/{} ({} tree, sample {})", slot.implementation, slot.lane, slot.role, slot.sample);
     let s = &launch.plan.settings.worker;
     let timeout = Duration::from_secs(60) + Duration::from_millis(20 * (s.duration_ms + s.warmup_ms));
     let started = Instant::now();
-    let printed = execute(&worker, &args, &tree, tdjson, &name, timeout, &launch.output, Some(progress))?;
+    let printed = execute(&worker, &args, &tree, &env, &name, timeout, &launch.output, Some(progress))?;
     // Written beside and renamed: an interrupted run never leaves half a sample.
     if let Err(what) = crate::files::write_atomically(&file, &printed) {
-        return Err(failed(&name, &what, "", &command_line(&worker, &args, &tree, tdjson), &launch.output, Some(progress)));
+        return Err(failed(&name, &what, "", &command_line(&worker, &args, &tree, &env), &launch.output, Some(progress)));
     }
     progress.step(&slot.lane, started.elapsed());
     Ok(())
@@ -164,18 +181,15 @@ pub(super) fn execute(
     program: &Path,
     args: &[String],
     tree: &Path,
-    tdjson: Option<&str>,
+    env: &[(&str, String)],
     name: &str,
     timeout: Duration,
     output: &Path,
     progress: Option<&mut Progress>,
 ) -> Result<String, Failure> {
-    let reproduce = command_line(program, args, tree, tdjson);
-    let mut command = Command::new(program);
-    if let Some(tdjson) = tdjson {
-        command.env("TDJSON", tdjson);
-    }
-    let mut child = command
+    let reproduce = command_line(program, args, tree, env);
+    let mut child = Command::new(program)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .args(args)
         .current_dir(tree)
         .stdout(Stdio::piped())
@@ -197,11 +211,11 @@ pub(super) fn execute(
 }
 
 /// The shell line that starts `program` as the runner did.
-pub(super) fn command_line(program: &Path, args: &[String], tree: &Path, tdjson: Option<&str>) -> String {
+pub(super) fn command_line(program: &Path, args: &[String], tree: &Path, env: &[(&str, String)]) -> String {
     format!(
         "cd {} && {}{}",
         tree.display(),
-        tdjson.map(|t| format!("TDJSON={t} ")).unwrap_or_default(),
+        env.iter().map(|(k, v)| format!("{k}='{v}' ")).collect::<String>(),
         std::iter::once(program.display().to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ")
     )
 }
