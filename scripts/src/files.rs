@@ -68,9 +68,31 @@ pub fn read_results(path: &Path) -> Result<Results, String> {
     serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Writes `path` whole or not at all: beside it, synced to disk, then renamed over it. Without
+/// the sync a crash soon after the rename can leave the new name on an empty file.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     let partial = path.with_extension("partial");
-    std::fs::write(&partial, text)
-        .and_then(|_| std::fs::rename(&partial, path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let written = (|| {
+        let mut file = std::fs::File::create(&partial)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&partial, path)
+    })();
+    written.map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The marker a run leaves in its output folder until its results are written.
+pub const UNFINISHED: &str = "INCOMPLETE";
+
+/// Refuses a folder whose run has not finished: its samples are a part of a run, and merging or
+/// drawing them would publish figures no finished run gave.
+pub fn refuse_unfinished(dir: &Path) -> Result<(), String> {
+    if dir.join(UNFINISHED).exists() {
+        return Err(format!(
+            "{} holds a run that did not finish (its {UNFINISHED} marker is there): its samples are not a run's results; \
+             run it again (or delete the marker to look at what it has, on purpose)",
+            dir.display()
+        ));
+    }
+    Ok(())
 }

@@ -451,6 +451,37 @@ fn a_busy_output_folder_is_refused() -> Outcome {
     Ok(())
 }
 
+/// An output folder typed wrong is refused before anything is built, and nothing in it is
+/// touched. (`--output .` once exited 0 after deleting report/calibration.md and rewriting the
+/// published report in the checkout.)
+fn output_folders_that_are_not_the_run_s_are_refused() -> Outcome {
+    let repo = repo()?;
+    let published: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(repo.join("report"))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file())
+        .map(|path| std::fs::read(&path).map(|bytes| (path, bytes)))
+        .collect::<Result<_, _>>()?;
+    ensure!(!published.is_empty(), "no published report to protect");
+    std::fs::create_dir_all(repo.join("build-mine"))?;
+    std::fs::write(repo.join("build-mine/notes.txt"), "mine")?;
+    for (folder, says) in
+        [(".", "is the checkout"), ("report", "which git tracks"), ("src/out", "which git tracks"), ("build-mine", "no tdbench run wrote")]
+    {
+        let output = run(&repo, &["--no-baseline", "--data", "status", "--serializer", "clone", "--output", folder])?;
+        ensure!(output.status.code() == Some(2), "--output {folder}: exit {:?}", output.status.code());
+        ensure!(stderr(&output).contains(says) && !stderr(&output).contains("building"), "--output {folder}:\n{}", stderr(&output));
+    }
+    let output = run(&repo, &["--no-baseline", "--data", "status", "--serializer", "clone", "--report", "report"])?;
+    ensure!(output.status.code() == Some(2) && stderr(&output).contains("--report"), "--report report: {}", stderr(&output));
+    for (path, bytes) in &published {
+        ensure!(std::fs::read(path).ok().as_ref() == Some(bytes), "{} changed", path.display());
+    }
+    ensure!(std::fs::read_to_string(repo.join("build-mine/notes.txt"))? == "mine", "notes.txt changed");
+    ensure!(!repo.join("src/out").exists(), "src/out was created");
+    std::fs::remove_dir_all(repo.join("build-mine"))?;
+    Ok(())
+}
+
 fn without_valgrind_counting_is_refused() -> Outcome {
     let repo = repo()?;
     let tools = beside("no-valgrind-path");
@@ -792,6 +823,7 @@ fn main() {
     trials.extend([
         counting("unknown_names_are_refused_with_the_valid_ones", unknown_names_are_refused_with_the_valid_ones),
         Trial::test("a_busy_output_folder_is_refused", a_busy_output_folder_is_refused),
+        Trial::test("output_folders_that_are_not_the_run_s_are_refused", output_folders_that_are_not_the_run_s_are_refused),
         Trial::test("without_valgrind_counting_is_refused", without_valgrind_counting_is_refused),
         counting(
             "instruction_counts_agree_in_an_a_a_run_and_catch_two_percent",

@@ -9,7 +9,7 @@ use tdbench_scripts::{files, gate, summary};
 
 /// Merges and gates the run in DIR, writing results.json and summary.md there.
 #[derive(Parser)]
-#[command(name = "merge", after_help = "Exit status: 0 pass, 1 regression or violation, 2 unreadable folder.")]
+#[command(name = "merge", after_help = "Exit status: 0 pass, 1 regression or violation, 2 unreadable folder or a run that did not finish.")]
 struct Cli {
     /// The run's output folder
     #[arg(default_value = "build")]
@@ -18,6 +18,10 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = files::refuse_unfinished(&cli.dir) {
+        eprintln!("merge: {e}");
+        return ExitCode::from(2);
+    }
     let results = match gate::merge(&cli.dir) {
         Ok(results) => results,
         Err(e) => {

@@ -249,6 +249,43 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
 }
 
+/// Files of a published report that other steps write (the calibration, the in-app
+/// measurement): a publish carries them over into the new report.
+const KEPT_ACROSS_PUBLISHES: [&str; 3] = ["calibration.md", "in-app.json", "in-app.md"];
+
+/// Publishes into `dir` whole: the new report is drawn by `fill` into a sibling folder that
+/// starts with the files [`KEPT_ACROSS_PUBLISHES`], then swapped in by two renames (the old
+/// folder aside, the new one in its place). An interrupted publish leaves the old report or
+/// the new one, never a mix of both; one stopped between the renames has its old report put
+/// back by the next publish.
+pub fn publish(dir: &Path, fill: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let parent = dir.parent().ok_or_else(|| format!("{}: no parent folder to publish beside", dir.display()))?;
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let aside = |what: &str| parent.join(format!(".{name}.{what}"));
+    let (staging, old) = (aside("staging"), aside("old"));
+    if !dir.exists() && old.exists() {
+        std::fs::rename(&old, dir).map_err(|e| format!("cannot put back {}: {e}", old.display()))?;
+    }
+    let _ = std::fs::remove_dir_all(&staging);
+    let _ = std::fs::remove_dir_all(&old);
+    std::fs::create_dir_all(&staging).map_err(|e| format!("cannot create {}: {e}", staging.display()))?;
+    for kept in KEPT_ACROSS_PUBLISHES {
+        if dir.join(kept).exists() {
+            std::fs::copy(dir.join(kept), staging.join(kept)).map_err(|e| format!("cannot copy {kept} into {}: {e}", staging.display()))?;
+        }
+    }
+    if let Err(e) = fill(&staging) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if dir.exists() {
+        std::fs::rename(dir, &old).map_err(|e| format!("cannot move {} aside: {e}", dir.display()))?;
+    }
+    std::fs::rename(&staging, dir).map_err(|e| format!("cannot move the new report into {}: {e}", dir.display()))?;
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,5 +365,34 @@ mod tests {
         assert_eq!(bootstrap(vec![2.0, 3.0, 4.0, 3.0, 2.5, 3.5]), Some(wide));
         // Within the range of the ratios, never beyond.
         assert!(wide.low >= 2.0 && wide.high <= 4.0);
+    }
+
+    #[test]
+    fn a_publish_replaces_the_report_whole_and_keeps_what_other_steps_wrote() {
+        let root = std::env::temp_dir().join(format!("tdbench-publish-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dir = root.join("report");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [("README.md", "old"), ("calibration.md", "calibrated"), ("stale.png", "old chart")] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        // A fill that fails leaves the old report as it was.
+        assert!(publish(&dir, |_| Err("drawing failed".into())).is_err());
+        assert_eq!(std::fs::read_to_string(dir.join("README.md")).unwrap(), "old");
+        publish(&dir, |staging| std::fs::write(staging.join("README.md"), "new").map_err(|e| e.to_string())).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("README.md")).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(dir.join("calibration.md")).unwrap(), "calibrated");
+        assert!(!dir.join("stale.png").exists(), "a file the new report did not write survived");
+        // Stopped between the two renames: the next publish puts the old report back first.
+        std::fs::rename(&dir, root.join(".report.old")).unwrap();
+        publish(&dir, |staging| {
+            assert!(staging.join("calibration.md").exists(), "the old report was not put back");
+            std::fs::write(staging.join("README.md"), "newer").map_err(|e| e.to_string())
+        })
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("README.md")).unwrap(), "newer");
+        let left: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("report")]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -166,9 +166,14 @@ pub fn run(session: &Session, plan: Plan, output: &Path, how: Calibrating) -> Re
     print!("{text}");
     println!("calibration: {}", file.display());
     if let Some(report) = how.publish {
-        std::fs::create_dir_all(&report).map_err(|e| environment(e.to_string()))?;
-        crate::files::write_atomically(&report.join("calibration.md"), &text).map_err(environment)?;
-        println!("published: {}", report.join("calibration.md").display());
+        // The published README shows it too: drawn again from the published results.
+        let results = crate::files::read_results(&report.join("results.json")).map_err(environment)?;
+        crate::report::publish(&report, |staging| {
+            crate::files::write_atomically(&staging.join("calibration.md"), &text)?;
+            crate::report::write(&results, staging)
+        })
+        .map_err(environment)?;
+        println!("published: {} (and its section in README.md)", report.join("calibration.md").display());
     }
     let broken: Vec<&String> = outcomes.iter().flat_map(|o| &o.other).collect();
     Ok(if broken.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })

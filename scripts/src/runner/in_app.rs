@@ -70,10 +70,13 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
     let request = Request::of(options)?;
     let folder = measure(root, output, &request, command)?;
     if let Some(report) = published {
-        copy_into(&folder, &report)?;
         // The published README shows it: drawn again from the published results, unchanged.
         let results = crate::files::read_results(&report.join("results.json")).map_err(environment)?;
-        crate::report::write(&results, &report).map_err(environment)?;
+        crate::report::publish(&report, |staging| {
+            copy_into(&folder, staging).map_err(|failure| failure.message)?;
+            crate::report::write(&results, staging)
+        })
+        .map_err(environment)?;
         println!("published: {} (and its section in README.md)", report.join("in-app.md").display());
     }
     Ok(())

@@ -12,6 +12,7 @@ mod count;
 mod in_app;
 mod launch;
 mod lock;
+mod output;
 mod progress;
 mod relink;
 mod tdlib;
@@ -88,7 +89,13 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8));
     }
 
+    // Both folders are checked before anything is built or deleted.
     let output = absolute(&root, &options.output);
+    let tracked = |top: &Path| cmd!(sh, "git ls-files -- {top}").quiet().read().map_or(true, |files| !files.trim().is_empty());
+    output::claim(&root, &output, &tracked).map_err(environment)?;
+    if let Some(report) = &options.report {
+        output::check_report(&root, &absolute(&root, report), &tracked).map_err(environment)?;
+    }
     let _lock = lock::Lock::take(&output).map_err(environment)?;
     if options.in_app {
         let command = std::iter::once("./run.sh".to_string()).chain(args).collect();
@@ -227,7 +234,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     if options.publish || options.is_full_default_run() {
         let published = root.join("report");
         if published != report {
-            write_report(&published)?;
+            crate::report::publish(&published, |dir| write_report(dir).map_err(|failure| failure.message)).map_err(environment)?;
         }
         println!("published: {}", published.join("README.md").display());
     }
@@ -249,8 +256,8 @@ impl Session<'_> {
     pub fn measure(&self, mut plan: Plan, output: &Path) -> Result<Results, Failure> {
         let trees = self.trees;
         plan.nonce = nonce();
-        clear_previous_run(output)?;
-        std::fs::write(output.join("INCOMPLETE"), "a run started here and has not finished; its results are not valid\n")
+        output::clear(output).map_err(environment)?;
+        std::fs::write(output.join(crate::files::UNFINISHED), "a run started here and has not finished; its results are not valid\n")
             .map_err(|e| environment(format!("cannot write to {}: {e}", output.display())))?;
         write_plan(output, &plan)?;
         // Counts first: they say what the timing budget goes to.
@@ -269,7 +276,7 @@ impl Session<'_> {
 
         let results = crate::gate::merge(output).map_err(environment)?;
         crate::files::write_run(output, &results).map_err(environment)?;
-        let _ = std::fs::remove_file(output.join("INCOMPLETE"));
+        let _ = std::fs::remove_file(output.join(crate::files::UNFINISHED));
         Ok(results)
     }
 }
@@ -597,20 +604,6 @@ fn entries(trees: &Trees, lanes: &[String], implementations: &[String]) -> BTree
             (lane.clone(), measured)
         })
         .collect()
-}
-
-/// Removes what an earlier run left in the output folder (only the files a run writes).
-fn clear_previous_run(output: &Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(output).map_err(|e| environment(format!("cannot create {}: {e}", output.display())))?;
-    let _ = std::fs::remove_dir_all(output.join("samples"));
-    // Links to the workers of an earlier run must never be started by this one.
-    let _ = std::fs::remove_dir_all(output.join("workers"));
-    let _ = std::fs::remove_dir_all(output.join("report"));
-    let _ = std::fs::remove_dir_all(output.join("profiles"));
-    for name in ["plan.json", "results.json", "results.partial", "summary.md", "INCOMPLETE"] {
-        let _ = std::fs::remove_file(output.join(name));
-    }
-    Ok(())
 }
 
 fn write_plan(output: &Path, plan: &Plan) -> Result<(), Failure> {
