@@ -23,7 +23,8 @@ report/ (README.md, throughput.png, size.png, the published results.json; the fu
 also its in-app.md and in-app.json), and only when the gate passed.
 
 Exit status: 0 pass, 1 regression or violation (or a crashed worker), 2 usage or environment
-error (a bad value, a tree that does not build, a missing tool, a busy output folder), 3 under
+error (a bad value, a tree that does not build, a missing tool, a checkout or output folder another
+run is using, an --output or --report that is the checkout or not a run's folder), 3 under
 --ci: passed, but a comparison whose counts changed could not be gated at the threshold.";
 
 #[derive(Debug, Clone, Parser)]

@@ -179,7 +179,8 @@ fn a_a_run_passes_with_every_artifact() -> Outcome {
     for artifact in ["plan.json", "results.json", "summary.md", "report/README.md", "report/throughput.png"] {
         ensure!(good.join(artifact).exists(), "{artifact} missing");
     }
-    ensure!(!good.join("INCOMPLETE").exists() && !good.join("LOCK").exists(), "INCOMPLETE or LOCK left behind");
+    // LOCK stays: an flock's file is never removed (another run could lock the removed file).
+    ensure!(!good.join("INCOMPLETE").exists(), "INCOMPLETE left behind");
     let (code, results) = merge(&good)?;
     ensure!(code == 0, "re-merging the saved run gives another verdict");
     let samples = results["samples"].as_array().map_or(0, Vec::len);
@@ -439,15 +440,26 @@ fn unknown_names_are_refused_with_the_valid_ones() -> Outcome {
     Ok(())
 }
 
-fn a_busy_output_folder_is_refused() -> Outcome {
+/// A second run is refused, with the holder's process and command, while another holds the
+/// checkout (whatever its --output) or the output folder; a lock file whose holder is gone holds
+/// nothing. (Two runs with their own --output once ran at once: the second rebuilt the shared
+/// baseline under the first, which died in the linker.)
+fn a_busy_checkout_or_output_folder_is_refused() -> Outcome {
     let repo = repo()?;
-    std::fs::create_dir_all(repo.join("build"))?;
-    std::fs::write(repo.join("build/LOCK"), format!("{}\n", std::process::id()))?;
-    let output = run(&repo, &["--data", "status", "--serializer", "tl"]);
-    std::fs::remove_file(repo.join("build/LOCK"))?;
-    let output = output?;
-    ensure!(output.status.code() == Some(2), "exit {:?}", output.status.code());
-    ensure!(stderr(&output).contains("another run"), "{}", stderr(&output));
+    for (lock, says) in [("target/tdbench-run.lock", "this checkout"), ("build/LOCK", "build")] {
+        let path = repo.join(lock);
+        std::fs::create_dir_all(path.parent().ok_or("no parent")?)?;
+        let held = std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&path)?;
+        held.try_lock().map_err(|e| format!("{e:?}"))?;
+        std::fs::write(&path, "process 4242: ./run.sh --data everything\n")?;
+        let output = run(&repo, &["--data", "status", "--serializer", "tl", "--output", "build"]);
+        drop(held);
+        let output = output?;
+        ensure!(output.status.code() == Some(2), "{lock}: exit {:?}", output.status.code());
+        let text = stderr(&output);
+        ensure!(text.contains("another run (process 4242: ./run.sh --data everything)") && text.contains(says), "{lock}: {text}");
+        ensure!(!text.contains("building"), "{lock}: refused only after building: {text}");
+    }
     Ok(())
 }
 
@@ -822,7 +834,7 @@ fn main() {
     trials.extend(merger_trials(valgrind));
     trials.extend([
         counting("unknown_names_are_refused_with_the_valid_ones", unknown_names_are_refused_with_the_valid_ones),
-        Trial::test("a_busy_output_folder_is_refused", a_busy_output_folder_is_refused),
+        Trial::test("a_busy_checkout_or_output_folder_is_refused", a_busy_checkout_or_output_folder_is_refused),
         Trial::test("output_folders_that_are_not_the_run_s_are_refused", output_folders_that_are_not_the_run_s_are_refused),
         Trial::test("without_valgrind_counting_is_refused", without_valgrind_counting_is_refused),
         counting(

@@ -1,52 +1,52 @@
-//! One run per output folder at a time: a second run on the same folder would delete the first
-//! one's samples under it and fail blaming an unrelated worker.
+//! One run at a time per checkout, and per output folder. Runs in one checkout share more than
+//! an output folder: the baseline worktree, both trees' target folders and the code layouts
+//! linked in them. Two runs with their own `--output` once ran at once here; the second rebuilt
+//! the baseline under the first, which died in the linker with a bus error and blamed "the
+//! linker". A second run is refused (exit 2) with the holder's process and command.
+//!
+//! A lock is an `flock` on an open file: the kernel releases it when its holder exits, however
+//! it exits, so a killed run leaves no stale lock and a reused process id holds none.
 
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Held while a run uses its output folder; removed when dropped.
+/// Held while a run uses what it locked; released when dropped or when the process ends.
 pub struct Lock {
-    path: PathBuf,
+    _file: File,
 }
 
 impl Lock {
-    /// Takes `output/LOCK`, or says which live process holds it. A lock whose process is gone
-    /// (a run that was killed) is taken over.
-    pub fn take(output: &Path) -> Result<Lock, String> {
-        std::fs::create_dir_all(output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
-        let path = output.join("LOCK");
-        for _ in 0..2 {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    file.write_all(format!("{}\n", std::process::id()).as_bytes())
-                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                    return Ok(Lock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).ok().and_then(|t| t.trim().parse::<u32>().ok());
-                    match holder {
-                        Some(pid) if Path::new(&format!("/proc/{pid}")).exists() => {
-                            return Err(format!(
-                                "another run (process {pid}) is using {}; wait for it, or give this one another --output",
-                                output.display()
-                            ));
-                        }
-                        _ => {
-                            eprintln!("taking over {} from a run that is gone", path.display());
-                            let _ = std::fs::remove_file(&path);
-                        }
-                    }
-                }
-                Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
-            }
+    /// Takes the lock at `path` (created when absent) for a run using `what`, or says which run
+    /// holds it.
+    pub fn take(path: &Path, what: &str) -> Result<Lock, String> {
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
         }
-        Err(format!("cannot take {}", path.display()))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {
+                // Who holds it, for the run that is refused.
+                let holder = format!("process {}: {}\n", std::process::id(), std::env::args().collect::<Vec<_>>().join(" "));
+                let _ = file.set_len(0).and_then(|_| file.write_all(holder.as_bytes()));
+                Ok(Lock { _file: file })
+            }
+            Err(TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(path).unwrap_or_default();
+                let holder = holder.trim();
+                Err(format!(
+                    "another run ({}) is using {what}; wait for it to finish, or run from a clone of your own",
+                    if holder.is_empty() { "its process is starting" } else { holder }
+                ))
+            }
+            Err(TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        }
     }
 }
 
@@ -55,17 +55,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_live_holder_refuses_and_a_dead_one_is_taken_over() {
+    fn a_held_lock_refuses_with_its_holder_and_a_released_one_is_taken() {
         let dir = std::env::temp_dir().join(format!("tdbench-lock-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let lock = Lock::take(&dir).unwrap();
-        let err = Lock::take(&dir).err().unwrap();
-        assert!(err.contains("another run") && err.contains(&std::process::id().to_string()), "{err}");
+        let path = dir.join("LOCK");
+        let lock = Lock::take(&path, "the folder").unwrap();
+        // flock locks belong to the open file: a second open in this process is refused too.
+        let err = Lock::take(&path, "the folder").err().unwrap();
+        assert!(err.contains("another run") && err.contains(&format!("process {}", std::process::id())), "{err}");
+        assert!(err.contains("using the folder"), "{err}");
         drop(lock);
-        assert!(!dir.join("LOCK").exists());
-        // No process has this pid (above the kernel's maximum).
-        std::fs::write(dir.join("LOCK"), "4194305\n").unwrap();
-        let lock = Lock::take(&dir).unwrap();
+        // Released with its holder: whatever the file says, it is free.
+        std::fs::write(&path, "process 1: a run that was killed\n").unwrap();
+        let lock = Lock::take(&path, "the folder").unwrap();
         drop(lock);
         let _ = std::fs::remove_dir_all(&dir);
     }

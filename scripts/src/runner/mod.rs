@@ -40,6 +40,9 @@ pub use launch::excerpt;
 /// changed.
 pub const UNDECIDED: u8 = 3;
 
+/// The lock every run of a checkout takes, in its git-ignored target folder.
+pub const CHECKOUT_LOCK: &str = "target/tdbench-run.lock";
+
 /// A failure that ends the run: exit 1 for a failed worker, 2 for usage and environment.
 pub struct Failure {
     pub code: u8,
@@ -96,7 +99,12 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     if let Some(report) = &options.report {
         output::check_report(&root, &absolute(&root, report), &tracked).map_err(environment)?;
     }
-    let _lock = lock::Lock::take(&output).map_err(environment)?;
+    // What runs in one checkout share (baseline worktree, target folders, linked layouts), then
+    // the output folder (two checkouts could name one).
+    let _checkout =
+        lock::Lock::take(&root.join(CHECKOUT_LOCK), &format!("this checkout's baseline worktree and build folders ({})", root.display()))
+            .map_err(environment)?;
+    let _output = lock::Lock::take(&output.join("LOCK"), &output.display().to_string()).map_err(environment)?;
     if options.in_app {
         let command = std::iter::once("./run.sh".to_string()).chain(args).collect();
         in_app::run(&root, &output, options, command, options.publish.then(|| root.join("report")))?;
