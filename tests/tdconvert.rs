@@ -125,3 +125,22 @@ fn usage_errors_name_the_valid_codecs() {
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("usage: tdconvert"));
 }
+
+/// A line above the limit is refused with its number and size, and the lines after it still
+/// convert (it was read whole: a 2 GB line aborted the process).
+#[test]
+fn a_line_above_the_limit_is_refused_and_the_rest_convert() {
+    let good = corpus().payloads[0].json.clone();
+    let mut input = [good.as_slice(), b"\n"].concat();
+    input.extend(std::iter::repeat_n(b'[', tdbench::corpus::MAX_LINE_BYTES + 10));
+    input.push(b'\n');
+    input.extend_from_slice(&good);
+    input.push(b'\n');
+    let output = run(&[], &input);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("line 2: {} bytes, above the 64 MiB", tdbench::corpus::MAX_LINE_BYTES + 11)), "{stderr}");
+    let lines: Vec<&[u8]> = output.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 4, "three lines out, the refused one empty");
+    assert!(lines[1].is_empty() && lines[0] == lines[2] && !lines[0].is_empty());
+}

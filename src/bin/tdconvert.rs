@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use base64::Engine;
 use tdbench::Codec;
+use tdbench::corpus::{MAX_LINE_BYTES, read_line_capped};
 use tdbench::registry::{CODECS, codec, tdlib_json_codecs};
 
 const USAGE: &str = "\
@@ -85,8 +86,15 @@ fn convert(
     let mut failed = 0;
     for number in 1.. {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        let length = read_line_capped(&mut input, &mut line, MAX_LINE_BYTES)?;
+        if length == 0 {
             break;
+        }
+        if length > MAX_LINE_BYTES {
+            failed += 1;
+            writeln!(errors, "tdconvert: line {number}: {length} bytes, above the {} MiB a line may hold", MAX_LINE_BYTES >> 20)?;
+            out.write_all(b"\n")?;
+            continue;
         }
         let payload = line.strip_suffix(b"\n").unwrap_or(&line);
         let payload = payload.strip_suffix(b"\r").unwrap_or(payload);

@@ -17,6 +17,38 @@ use crate::Codec;
 use crate::codecs::json::Json;
 pub use lanes::{FileRole, LANES, Lane};
 
+/// The longest line a corpus file or `tdconvert`'s input may hold: far above any TDLib update
+/// (the corpus's largest is 64 KiB of bytes, base64-encoded), far below what would exhaust
+/// memory. A longer line is refused with its file, line and size; it was read whole, and a
+/// 2 GB line aborted the process instead.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The largest corpus file loaded: every worker holds the whole corpus in memory.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads one line (with its `\n`) into `line`, keeping at most `cap` bytes of it; the rest of
+/// a longer line is read and dropped, never held. Returns the line's whole length, 0 at the end.
+pub fn read_line_capped(input: &mut impl std::io::BufRead, line: &mut Vec<u8>, cap: usize) -> std::io::Result<usize> {
+    let mut length = 0;
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(length);
+        }
+        let (taken, ends) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        let room = cap.saturating_sub(line.len()).min(taken);
+        line.extend_from_slice(&available[..room]);
+        input.consume(taken);
+        length += taken;
+        if ends {
+            return Ok(length);
+        }
+    }
+}
+
 /// One payload of the corpus.
 #[derive(Debug, Clone)]
 pub struct Payload {
@@ -92,6 +124,12 @@ impl Corpus {
         let mut errors = Vec::new();
         for path in files {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+            let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+            if size > MAX_FILE_BYTES {
+                let message = format!("{size} bytes, above the {} MiB a corpus file may hold", MAX_FILE_BYTES >> 20);
+                errors.push(LoadError { location: format!("corpus/{name}"), message });
+                continue;
+            }
             match std::fs::read(&path) {
                 Ok(bytes) => corpus.add_file(&name, &bytes, &mut errors),
                 Err(e) => errors.push(LoadError { location: format!("corpus/{name}"), message: e.to_string() }),
@@ -110,6 +148,11 @@ impl Corpus {
         }
         for (index, line) in body.split(|&b| b == b'\n').enumerate() {
             let location = format!("corpus/{name}:{}", index + 1);
+            if line.len() > MAX_LINE_BYTES {
+                let message = format!("a line of {} bytes, above the {} MiB a line may hold", line.len(), MAX_LINE_BYTES >> 20);
+                errors.push(LoadError { location, message });
+                continue;
+            }
             if line.iter().all(u8::is_ascii_whitespace) {
                 errors.push(LoadError { location, message: "blank line".into() });
                 continue;
@@ -166,5 +209,32 @@ mod tests {
         );
         assert!(messages[2].starts_with("corpus/capture.jsonl:4:") && messages[2].contains("EOF"), "{}", messages[2]);
         assert!(messages[3].contains("linkPreview"), "{}", messages[3]);
+    }
+
+    #[test]
+    fn a_line_above_the_limit_is_refused_with_its_place_and_size() {
+        let mut text = b"{\"@type\":\"ok\"}\n".to_vec();
+        text.extend(std::iter::repeat_n(b' ', MAX_LINE_BYTES + 1));
+        let mut corpus = Corpus::default();
+        let mut errors = Vec::new();
+        corpus.add_file("big.jsonl", &text, &mut errors);
+        let big = errors.iter().find(|e| e.location == "corpus/big.jsonl:2").expect("line 2 refused");
+        assert!(big.message.contains(&format!("{} bytes", MAX_LINE_BYTES + 1)) && big.message.contains("64 MiB"), "{}", big.message);
+    }
+
+    #[test]
+    fn a_capped_line_keeps_its_length_and_drops_the_rest() {
+        // A reader that hands out 3 bytes at a time: lines span refills.
+        let mut input = std::io::BufReader::with_capacity(3, &b"abcdefgh\nxy\n\nz"[..]);
+        let mut line = Vec::new();
+        let mut read = |line: &mut Vec<u8>| {
+            line.clear();
+            read_line_capped(&mut input, line, 5).unwrap()
+        };
+        assert_eq!((read(&mut line), line.as_slice()), (9, &b"abcde"[..]));
+        assert_eq!((read(&mut line), line.as_slice()), (3, &b"xy\n"[..]));
+        assert_eq!((read(&mut line), line.as_slice()), (1, &b"\n"[..]));
+        assert_eq!((read(&mut line), line.as_slice()), (1, &b"z"[..]));
+        assert_eq!(read(&mut line), 0);
     }
 }
