@@ -151,7 +151,7 @@ mod tests {
             let err = claim(&root, &wrong, &tracked).err().unwrap_or_else(|| panic!("{} was accepted", wrong.display()));
             assert!(err.contains("--output"), "{err}");
         }
-        assert!(claim(&root, &root.parent().unwrap().to_path_buf(), &tracked).is_err(), "a folder holding the checkout");
+        assert!(claim(&root, root.parent().unwrap(), &tracked).is_err(), "a folder holding the checkout");
         // A folder of someone's files.
         let notes = root.join("build/notes");
         std::fs::create_dir_all(&notes).unwrap();
