@@ -494,6 +494,51 @@ fn output_folders_that_are_not_the_run_s_are_refused() -> Outcome {
     Ok(())
 }
 
+/// The processes whose command line names `needle`, from /proc.
+fn processes_naming(needle: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok().map(|c| (e.file_name(), c)))
+        .map(|(pid, cmdline)| format!("{} {}", pid.to_string_lossy(), String::from_utf8_lossy(&cmdline).replace('\0', " ")))
+        .filter(|line| line.contains(needle))
+        .collect()
+}
+
+/// SIGTERM while counting: the run ends with 143 and says so, leaves its INCOMPLETE marker,
+/// and no process it started survives it (on a timeout, a counter was killed by its PID alone
+/// and its valgrind lived on; a cancelled CI job orphaned every worker).
+fn a_stopped_run_leaves_no_process_behind() -> Outcome {
+    let repo = repo()?;
+    let folder = repo.join("build-stopped");
+    let args = [TINY, &["--data", "messages", "--measure", "instructions", "--output", "build-stopped"]].concat();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_run"))
+        .args(&args)
+        .current_dir(&repo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let needle = folder.display().to_string();
+    let started = std::time::Instant::now();
+    while !processes_naming(&needle).iter().any(|p| p.contains("valgrind")) {
+        if started.elapsed() > std::time::Duration::from_secs(900) || run.try_wait()?.is_some() {
+            let _ = run.kill();
+            return Err("the run never reached its counting under valgrind".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    ensure!(Command::new("kill").args(["-TERM", &run.id().to_string()]).status()?.success(), "kill failed");
+    let output = run.wait_with_output()?;
+    let text = String::from_utf8_lossy(&output.stderr);
+    ensure!(output.status.code() == Some(143), "exit {:?}:\n{text}", output.status.code());
+    ensure!(text.contains("stopped by SIGTERM"), "{text}");
+    let left = processes_naming(&needle);
+    ensure!(left.is_empty(), "processes of the stopped run survive: {left:?}");
+    ensure!(folder.join("INCOMPLETE").exists() && !folder.join("results.json").exists(), "a stopped run looks complete");
+    Ok(())
+}
+
 fn without_valgrind_counting_is_refused() -> Outcome {
     let repo = repo()?;
     let tools = beside("no-valgrind-path");
@@ -836,6 +881,7 @@ fn main() {
         counting("unknown_names_are_refused_with_the_valid_ones", unknown_names_are_refused_with_the_valid_ones),
         Trial::test("a_busy_checkout_or_output_folder_is_refused", a_busy_checkout_or_output_folder_is_refused),
         Trial::test("output_folders_that_are_not_the_run_s_are_refused", output_folders_that_are_not_the_run_s_are_refused),
+        counting("a_stopped_run_leaves_no_process_behind", a_stopped_run_leaves_no_process_behind),
         Trial::test("without_valgrind_counting_is_refused", without_valgrind_counting_is_refused),
         counting(
             "instruction_counts_agree_in_an_a_a_run_and_catch_two_percent",

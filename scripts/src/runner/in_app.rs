@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::{InAppResult, Role, TreeState};
 
+use super::children::{self, Ended};
 use super::progress::Progress;
 use super::{Failure, environment};
 use crate::cli::{self, Options};
@@ -135,27 +136,31 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
         let (name, sample) = (&slot.implementation, slot.sample);
         let file = folder.join("samples").join(format!("{}-{name}-{sample}.json", slot.allocator));
         let started = Instant::now();
-        let mut child = Command::new(&binaries[&slot.allocator])
-            .env(state.0, &state.1)
-            .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
-            .arg(root)
-            .arg("--output")
-            .arg(&file)
-            .current_dir(root)
-            .spawn()
-            .map_err(|e| environment(format!("cannot start {}: {e}", binaries[&slot.allocator].display())))?;
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(|e| environment(e.to_string()))? {
-                break status;
-            }
-            if started.elapsed() > TIME_LIMIT {
-                let _ = child.kill();
+        let mut child = children::spawn_in_group(
+            Command::new(&binaries[&slot.allocator])
+                .env(state.0, &state.1)
+                .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
+                .arg(root)
+                .arg("--output")
+                .arg(&file)
+                .current_dir(root),
+        )
+        .map_err(|e| environment(format!("cannot start {}: {e}", binaries[&slot.allocator].display())))?;
+        // Killed with its group and reaped when past its time or when the run is stopped.
+        let status = match children::wait(&mut child, TIME_LIMIT).map_err(|e| environment(e.to_string()))? {
+            Ended::Exited(status) => status,
+            Ended::TimedOut => {
                 return Err(Failure {
                     code: 1,
                     message: format!("in-app {name} sample {sample}: no result in {} s", TIME_LIMIT.as_secs()),
                 });
             }
-            std::thread::sleep(Duration::from_millis(20));
+            Ended::Stopped(signal) => {
+                return Err(Failure {
+                    code: u8::try_from(128 + signal).unwrap_or(1),
+                    message: format!("stopped by {}: in-app {name} sample {sample} was killed", children::signal_name(signal)),
+                });
+            }
         };
         if !status.success() {
             return Err(Failure { code: 1, message: format!("in-app {slot} failed ({status}); its reason is above") });

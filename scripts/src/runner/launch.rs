@@ -2,12 +2,13 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tdbench_contract::{Job, PairedJob, PairedResult, Role, TreeState};
 
 use super::build::Trees;
+use super::children::{self, Ended};
 use super::progress::Progress;
 use super::{Failure, environment};
 use crate::plan::{Plan, Slot};
@@ -188,24 +189,26 @@ pub(super) fn execute(
     progress: Option<&mut Progress>,
 ) -> Result<String, Failure> {
     let reproduce = command_line(program, args, tree, env);
-    let mut child = Command::new(program)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .args(args)
-        .current_dir(tree)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| environment(format!("cannot start {}: {e}", program.display())))?;
+    let mut child = children::spawn_in_group(
+        Command::new(program)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .args(args)
+            .current_dir(tree)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| environment(format!("cannot start {}: {e}", program.display())))?;
     let stdout = read_all(Box::new(child.stdout.take().expect("piped")));
     let stderr = read_all(Box::new(child.stderr.take().expect("piped")));
-    let status = wait_or_kill(&mut child, timeout).map_err(|e| environment(format!("waiting for {name}: {e}")))?;
+    let ended = children::wait(&mut child, timeout).map_err(|e| environment(format!("waiting for {name}: {e}")))?;
     let stderr = stderr.join().unwrap_or_default();
     let printed = stdout.join().unwrap_or_default();
-    let what = match status {
-        None => format!("did not finish within {}s and was stopped", timeout.as_secs()),
-        Some(status) if !status.success() => format!("failed ({status})"),
-        Some(_) if printed.trim().is_empty() => "exited without printing its result".into(),
-        Some(_) => return Ok(printed),
+    let what = match ended {
+        Ended::Stopped(signal) => return Err(stopped(signal, name, output, progress)),
+        Ended::TimedOut => format!("did not finish within {}s and was stopped", timeout.as_secs()),
+        Ended::Exited(status) if !status.success() => format!("failed ({status})"),
+        Ended::Exited(_) if printed.trim().is_empty() => "exited without printing its result".into(),
+        Ended::Exited(_) => return Ok(printed),
     };
     Err(failed(name, &what, &stderr, &reproduce, output, progress))
 }
@@ -235,19 +238,19 @@ pub(super) fn failed(name: &str, what: &str, stderr: &str, reproduce: &str, outp
     }
 }
 
-/// Waits for `child`; past `timeout` kills and reaps it and returns `None`.
-fn wait_or_kill(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
-    let started = Instant::now();
-    loop {
-        match child.try_wait()? {
-            Some(status) => return Ok(Some(status)),
-            None if started.elapsed() > timeout => {
-                let _ = child.kill();
-                child.wait()?;
-                return Ok(None);
-            }
-            None => std::thread::sleep(Duration::from_millis(2)),
-        }
+/// The run was asked to stop while `name` ran: it was killed with its group; the run ends
+/// with 128 + the signal, as a shell reports it.
+fn stopped(signal: i32, name: &str, output: &Path, progress: Option<&mut Progress>) -> Failure {
+    if let Some(progress) = progress {
+        progress.finish();
+    }
+    Failure {
+        code: u8::try_from(128 + signal).unwrap_or(1),
+        message: format!(
+            "stopped by {}: {name} and every process it started were killed; the samples so far and the INCOMPLETE marker are left in {}",
+            children::signal_name(signal),
+            output.display()
+        ),
     }
 }
 
@@ -285,17 +288,6 @@ pub fn excerpt(stderr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_worker_past_its_time_is_killed_and_reaped() {
-        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
-        let started = Instant::now();
-        assert_eq!(wait_or_kill(&mut child, Duration::from_millis(100)).unwrap(), None);
-        assert!(started.elapsed() < Duration::from_secs(10));
-        assert!(child.try_wait().unwrap().is_some(), "reaped");
-        let mut quick = Command::new("true").spawn().unwrap();
-        assert!(wait_or_kill(&mut quick, Duration::from_secs(30)).unwrap().is_some_and(|s| s.success()));
-    }
 
     #[test]
     fn a_panic_message_comes_first_however_long_the_backtrace() {

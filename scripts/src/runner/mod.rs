@@ -8,6 +8,7 @@
 
 mod build;
 mod calibrate;
+mod children;
 mod count;
 mod in_app;
 mod launch;
@@ -61,7 +62,21 @@ pub fn main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(&options, args) {
+    let ended = run(&options, args);
+    // A run asked to stop ends as stopped, whatever it was doing when the signal came (a build
+    // that Ctrl-C broke is not a tree that does not compile).
+    let ended = match (ended, children::stop_requested()) {
+        (Err(failure), Some(signal)) if failure.code < 128 => Err(Failure {
+            code: u8::try_from(128 + signal).unwrap_or(1),
+            message: format!("stopped by {} ({})", children::signal_name(signal), failure.message),
+        }),
+        (Ok(_), Some(signal)) => Err(Failure {
+            code: u8::try_from(128 + signal).unwrap_or(1),
+            message: format!("stopped by {} as the run ended: its results may be incomplete", children::signal_name(signal)),
+        }),
+        (ended, _) => ended,
+    };
+    match ended {
         Ok(code) => code,
         Err(failure) => {
             eprintln!("run: {}", failure.message);
@@ -92,6 +107,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8));
     }
 
+    children::catch_signals();
     // Both folders are checked before anything is built or deleted.
     let output = absolute(&root, &options.output);
     let tracked = |top: &Path| cmd!(sh, "git ls-files -- {top}").quiet().read().map_or(true, |files| !files.trim().is_empty());
