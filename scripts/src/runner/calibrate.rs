@@ -145,10 +145,6 @@ pub fn run(session: &Session, plan: Plan, output: &Path, how: Calibrating) -> Re
                     let results = case_session.measure(plan, &run)?;
                     let seconds = started.elapsed().as_secs_f64();
                     let _ = std::fs::write(run.join(ELAPSED), format!("{seconds:.1}\n"));
-                    // Each run's copies of the workers and kernel libraries are needed only
-                    // while it runs: twenty rounds of them would fill a disk. The samples and
-                    // results stay.
-                    let _ = std::fs::remove_dir_all(run.join("workers"));
                     (results, seconds)
                 }
             };

@@ -300,6 +300,10 @@ impl Session<'_> {
 
         let results = crate::gate::merge(output).map_err(environment)?;
         crate::files::write_run(output, &results).map_err(environment)?;
+        // The copies of workers and kernel libraries each sample started from are needed only
+        // to reproduce a failure: a full run's are some 5 GB, and with a calibration's they
+        // filled this machine's disk. A failed run keeps them for its "reproduce with" lines.
+        let _ = std::fs::remove_dir_all(output.join("workers"));
         let _ = std::fs::remove_file(output.join(crate::files::UNFINISHED));
         Ok(results)
     }
