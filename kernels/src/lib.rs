@@ -113,8 +113,16 @@ pub extern "C" fn tdbench_kernels_version() -> u32 {
 /// `opening` is a NUL-terminated string; `error` points to writable storage for a pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tdbench_kernels_open(opening: *const c_char, error: *mut *mut c_char) -> *mut Session {
+    if opening.is_null() || error.is_null() {
+        return std::ptr::null_mut();
+    }
+    // A panic while opening (a bug, a corpus it cannot read) is an error the harness can name,
+    // not an abort at the boundary.
     let opened = match unsafe { CStr::from_ptr(opening) }.to_str() {
-        Ok(text) => open(text),
+        Ok(text) => std::panic::catch_unwind(|| open(text)).unwrap_or_else(|panic| {
+            let message = panic.downcast_ref::<&str>().map(|m| m.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+            Err(format!("the library panicked while opening: {}", message.unwrap_or_default()))
+        }),
         Err(_) => Err("the opening is not UTF-8".into()),
     };
     match opened {

@@ -79,18 +79,15 @@ impl Side {
             let count_allocations: CountAllocations = symbol(&library, library::SYMBOL_COUNT_ALLOCATIONS).map_err(missing)?;
             let free: Free = symbol(&library, library::SYMBOL_FREE).map_err(missing)?;
             let close: Option<Close> = symbol(&library, library::SYMBOL_CLOSE).ok();
-            let take = |text: *mut c_char| {
-                let owned = CStr::from_ptr(text).to_string_lossy().into_owned();
-                free(text);
-                owned
-            };
             let request = CString::new(serde_json::to_string(opening).expect("an opening serializes")).expect("JSON has no NUL");
             let mut error = std::ptr::null_mut();
             let session = open(request.as_ptr(), &mut error);
             if session.is_null() {
-                return Err(format!("{name}: {}", take(error)));
+                let message = taken(error, free).unwrap_or_else(|| "it could not open the lane and gave no reason".into());
+                return Err(format!("{name}: {message}"));
             }
-            let description = serde_json::from_str(&take(describe(session))).map_err(|e| format!("{name}: unreadable session: {e}"))?;
+            let text = taken(describe(session), free).ok_or_else(|| format!("{name}: it opened the lane but did not describe it"))?;
+            let description = serde_json::from_str(&text).map_err(|e| format!("{name}: unreadable session: {e}"))?;
             Ok(Side { role, run, count_allocations, session, description, close, _library: library })
         }
     }
@@ -315,16 +312,58 @@ fn time_blocks(first: &Side, second: &Side, settings: &tdbench_contract::Setting
 /// Whether `path` is a kernel library this harness can load (the runner asks before it plans
 /// in-process pairs, and falls back to process pairs, saying so, when not), and whether it can
 /// also open TDLib round trips (it closes sessions: [`library::SYMBOL_CLOSE`]).
+/// A text the library handed over (then freed with its own `free`), or `None` for a null
+/// pointer: a library may fail without a message, and reading NULL would crash the harness.
+///
+/// # Safety
+/// `text` is null or a NUL-terminated string from the library that `free` releases.
+unsafe fn taken(text: *mut c_char, free: Free) -> Option<String> {
+    if text.is_null() {
+        return None;
+    }
+    // SAFETY: non-null, and by the contract a NUL-terminated string of the library's.
+    let owned = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    // SAFETY: the library's own text, freed once.
+    unsafe { free(text) };
+    Some(owned)
+}
+
+/// Loads the library at `path` as a run would, before any sample depends on it: its ABI
+/// version, every symbol a run calls, and an open that must fail cleanly (a lane no library
+/// has), with a message. A library that passes cannot crash the harness the ways seen so far:
+/// one that answered NULL from open without a message passed a version check alone, then
+/// killed `paired` with a segmentation fault.
 pub fn check_library(path: &Path) -> Result<Capabilities, String> {
-    // SAFETY: as in `Side::open`.
+    let name = path.display();
+    // SAFETY: as in `Side::open`; every pointer the library returns is checked before use.
     unsafe {
-        let library = Library::new(path).map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+        let library = Library::new(path).map_err(|e| format!("cannot load {name}: {e}"))?;
         let version: extern "C" fn() -> u32 =
-            symbol(&library, library::SYMBOL_VERSION).map_err(|e| format!("{} has no ABI version: {e}", path.display()))?;
-        match version() {
-            v if v == library::VERSION => Ok(Capabilities { tdlib: symbol::<Close>(&library, library::SYMBOL_CLOSE).is_ok() }),
-            v => Err(format!("{} speaks ABI {v}, this harness {}", path.display(), library::VERSION)),
+            symbol(&library, library::SYMBOL_VERSION).map_err(|e| format!("{name} has no ABI version: {e}"))?;
+        if version() != library::VERSION {
+            return Err(format!("{name} speaks ABI {}, this harness {}", version(), library::VERSION));
         }
+        let missing = |e: libloading::Error| format!("{name}: {e}");
+        let open: Open = symbol(&library, library::SYMBOL_OPEN).map_err(missing)?;
+        symbol::<Describe>(&library, library::SYMBOL_DESCRIBE).map_err(missing)?;
+        symbol::<Run>(&library, library::SYMBOL_RUN).map_err(missing)?;
+        symbol::<CountAllocations>(&library, library::SYMBOL_COUNT_ALLOCATIONS).map_err(missing)?;
+        let free: Free = symbol(&library, library::SYMBOL_FREE).map_err(missing)?;
+        let close = symbol::<Close>(&library, library::SYMBOL_CLOSE).ok();
+        let nowhere = Opening { implementation: String::new(), lane: String::new(), corpus_dir: String::new(), operation: None };
+        let request = CString::new(serde_json::to_string(&nowhere).expect("an opening serializes")).expect("JSON has no NUL");
+        let mut error = std::ptr::null_mut();
+        let session = open(request.as_ptr(), &mut error);
+        if !session.is_null() {
+            if let Some(close) = close {
+                close(session);
+            }
+            return Err(format!("{name} opened a session for no lane at all: it does not check what it is asked"));
+        }
+        if taken(error, free).is_none_or(|m| m.trim().is_empty()) {
+            return Err(format!("{name} failed an open without saying why: a run could not name what went wrong"));
+        }
+        Ok(Capabilities { tdlib: close.is_some() })
     }
 }
 
