@@ -17,6 +17,9 @@ use crate::codecs::json::{Json, TdlibFormatter};
 /// The TDLib version `models/schema/td_api.tl` was taken from.
 pub const SCHEMA_TDLIB_VERSION: &str = "1.8.66";
 
+/// Set (to anything) to measure round trips with a libtdjson of another TDLib version.
+pub const ANY_TDLIB_VERSION: &str = "TDBENCH_ANY_TDLIB_VERSION";
+
 /// What to print when TDLib is not there.
 pub const HOW_TO_ENABLE: &str =
     "libtdjson not found: install it with `bash scripts/install-tdjson.sh`, or point TDJSON=/path/to/libtdjson.so at a build of TDLib";
@@ -99,6 +102,20 @@ impl Tdjson {
             Some(v) if v == SCHEMA_TDLIB_VERSION => None,
             Some(v) => Some(format!("libtdjson is TDLib {v}; the schema is from TDLib {SCHEMA_TDLIB_VERSION}")),
             None => Some("libtdjson did not report its version".into()),
+        }
+    }
+
+    /// Round trips compare this library's output with the schema's TDLib: a library of another
+    /// version is refused, unless the environment variable [`ANY_TDLIB_VERSION`] is set, on
+    /// purpose (then it is a note).
+    pub fn check_version_for_round_trips(&self) -> Result<Option<String>, String> {
+        match self.version_note() {
+            None => Ok(None),
+            Some(note) if std::env::var_os(ANY_TDLIB_VERSION).is_some() => Ok(Some(format!("{note} ({ANY_TDLIB_VERSION} is set)"))),
+            Some(note) => Err(format!(
+                "{note}: its round trips would measure another TDLib against this schema; \
+                 use `bash scripts/install-tdjson.sh`'s TDLib {SCHEMA_TDLIB_VERSION}, or set {ANY_TDLIB_VERSION}=1 to measure it on purpose"
+            )),
         }
     }
 

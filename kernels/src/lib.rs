@@ -46,6 +46,7 @@ fn open(opening: &str) -> Result<Session, String> {
     let client: Option<&'static RefCell<Client<'static>>> = match implementation.needs_tdlib() {
         true => {
             let tdjson: &'static Tdjson = Box::leak(Box::new(Tdjson::load()?.ok_or(HOW_TO_ENABLE)?));
+            tdjson.check_version_for_round_trips()?;
             Some(Box::leak(Box::new(RefCell::new(tdjson.client()))))
         }
         false => None,

@@ -522,7 +522,7 @@ pub fn run(job: &Job) -> Result<WorkerResult, String> {
         true => Some(Box::leak(Box::new(Tdjson::load()?.ok_or(HOW_TO_ENABLE)?))),
         false => None,
     };
-    if let Some(note) = tdjson.and_then(Tdjson::version_note) {
+    if let Some(note) = tdjson.map(Tdjson::check_version_for_round_trips).transpose()?.flatten() {
         eprintln!("worker: {note}");
     }
     let client = tdjson.map(|td| RefCell::new(td.client()));

@@ -1,5 +1,6 @@
-//! A kernel library that breaks the C ABI's promises is refused with a clear line, never a
-//! crash of the harness. Each case is a small C library compiled here: one that reported the
+//! Libraries from elsewhere are refused with a clear line, never a crash or a silent
+//! measurement. A kernel library that breaks the C ABI's promises is refused, never a crash of
+//! the harness. Each case is a small C library compiled here: one that reported the
 //! right ABI version and returned NULL from open without an error passed `--check-library` and
 //! killed `paired` with a segmentation fault (exit 139).
 
@@ -97,4 +98,51 @@ fn libraries_that_break_the_abi_are_refused_not_crashed_on() {
     let ran = paired_with(&eager);
     assert_eq!(ran.status.code(), Some(1), "{ran:?}");
     assert!(String::from_utf8_lossy(&ran.stderr).contains("did not describe it"), "{ran:?}");
+}
+
+/// A libtdjson of another TDLib version is refused for round trips, unless asked for on purpose:
+/// it only produced a note, and round trips measured another TDLib against this schema.
+#[test]
+fn a_libtdjson_of_another_version_is_refused_unless_asked_for() {
+    let Some(fake) = library(
+        "libtdjson-1.8.60",
+        0,
+        "int td_create_client_id(void) { return 1; }\n\
+         void td_send(int c, const char *r) {}\n\
+         const char *td_receive(double t) { return NULL; }\n\
+         const char *td_execute(const char *r) { return \"{\\\"@type\\\":\\\"optionValueString\\\",\\\"value\\\":\\\"1.8.60\\\"}\"; }",
+    ) else {
+        eprintln!("no C compiler: skipped");
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let worker = |any: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_worker"));
+        command
+            .args(["--implementation", "tdlib-json", "--lane", "string-1k", "--duration-ms", "5", "--warmup-ms", "1"])
+            .arg("--corpus")
+            .arg(root.join("corpus"))
+            .env("TDJSON", &fake)
+            .env_remove(tdbench::tdlib::ANY_TDLIB_VERSION);
+        if any {
+            command.env(tdbench::tdlib::ANY_TDLIB_VERSION, "1");
+        }
+        // This fake never answers a request: past the version check the worker would wait for
+        // TDLib's answers, so it is stopped after a few seconds and its stderr read.
+        let mut child = command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() && started.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        child.wait_with_output().unwrap()
+    };
+    let refused = worker(false);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("libtdjson is TDLib 1.8.60") && said.contains(tdbench::tdlib::ANY_TDLIB_VERSION), "{said}");
+    // Asked for: a note, and past the version check.
+    let asked = worker(true);
+    let said = String::from_utf8_lossy(&asked.stderr);
+    assert!(said.contains("(TDBENCH_ANY_TDLIB_VERSION is set)") && !said.contains("would measure another TDLib"), "{said}");
 }
