@@ -506,13 +506,18 @@ fn processes_naming(needle: &str) -> Vec<String> {
         .collect()
 }
 
-/// SIGTERM while counting: the run ends with 143 and says so, leaves its INCOMPLETE marker,
-/// and no process it started survives it (on a timeout, a counter was killed by its PID alone
-/// and its valgrind lived on; a cancelled CI job orphaned every worker).
-fn a_stopped_run_leaves_no_process_behind() -> Outcome {
+/// Starts a run into `folder` (a name in the repository) that counts the `messages` lane, waits
+/// until a process naming `waits_for` under that folder is alive, and hands both to `act`.
+fn interrupt_a_run(
+    folder: &str,
+    measure: &str,
+    waits_for: &str,
+    act: impl FnOnce(&std::process::Child, &str) -> Outcome,
+) -> Result<(Output, PathBuf), Failed> {
     let repo = repo()?;
-    let folder = repo.join("build-stopped");
-    let args = [TINY, &["--data", "messages", "--measure", "instructions", "--output", "build-stopped"]].concat();
+    let folder = repo.join(folder);
+    let name = folder.file_name().ok_or("no folder name")?.to_string_lossy().into_owned();
+    let args = [TINY, &["--data", "messages", "--measure", measure, "--output", &name]].concat();
     let mut run = Command::new(env!("CARGO_BIN_EXE_run"))
         .args(&args)
         .current_dir(&repo)
@@ -521,21 +526,78 @@ fn a_stopped_run_leaves_no_process_behind() -> Outcome {
         .spawn()?;
     let needle = folder.display().to_string();
     let started = std::time::Instant::now();
-    while !processes_naming(&needle).iter().any(|p| p.contains("valgrind")) {
+    let found = loop {
+        if let Some(found) = processes_naming(&needle).into_iter().find(|p| p.contains(waits_for)) {
+            break found;
+        }
         if started.elapsed() > std::time::Duration::from_secs(900) || run.try_wait()?.is_some() {
             let _ = run.kill();
-            return Err("the run never reached its counting under valgrind".into());
+            return Err(format!("the run never started a process naming {waits_for}").into());
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    act(&run, &found)?;
+    Ok((run.wait_with_output()?, folder))
+}
+
+/// SIGTERM or Ctrl-C while counting: the run ends with 128 + the signal and says so, leaves
+/// its INCOMPLETE marker, and no process it started survives it (on a timeout, a counter was
+/// killed by its PID alone and its valgrind lived on; a cancelled CI job orphaned every worker).
+fn a_stopped_run_leaves_no_process_behind() -> Outcome {
+    for (signal, code, says) in [("TERM", 143, "stopped by SIGTERM"), ("INT", 130, "stopped by Ctrl-C (SIGINT)")] {
+        let (output, folder) = interrupt_a_run("build-stopped", "instructions", "valgrind", |run, _| {
+            ensure!(Command::new("kill").args([format!("-{signal}"), run.id().to_string()]).status()?.success(), "kill failed");
+            Ok(())
+        })?;
+        let text = String::from_utf8_lossy(&output.stderr);
+        ensure!(output.status.code() == Some(code), "SIG{signal}: exit {:?}:\n{text}", output.status.code());
+        ensure!(text.contains(says), "{text}");
+        let left = processes_naming(&folder.display().to_string());
+        ensure!(left.is_empty(), "processes of the stopped run survive: {left:?}");
+        ensure!(folder.join("INCOMPLETE").exists() && !folder.join("results.json").exists(), "a stopped run looks complete");
+        std::fs::remove_dir_all(&folder)?;
     }
-    ensure!(Command::new("kill").args(["-TERM", &run.id().to_string()]).status()?.success(), "kill failed");
-    let output = run.wait_with_output()?;
+    Ok(())
+}
+
+/// A worker killed with SIGKILL mid-run: the run fails (exit 1) naming that worker and how it
+/// ended, keeps the samples so far and its INCOMPLETE marker, and writes no results.
+fn a_worker_killed_mid_run_is_named_and_nothing_looks_complete() -> Outcome {
+    let (output, folder) = interrupt_a_run("build-killed", "time", "/workers/", |_, found| {
+        let pid = found.split_whitespace().next().ok_or("no pid")?;
+        ensure!(Command::new("kill").args(["-KILL", pid]).status()?.success(), "kill failed");
+        Ok(())
+    })?;
     let text = String::from_utf8_lossy(&output.stderr);
-    ensure!(output.status.code() == Some(143), "exit {:?}:\n{text}", output.status.code());
-    ensure!(text.contains("stopped by SIGTERM"), "{text}");
-    let left = processes_naming(&needle);
-    ensure!(left.is_empty(), "processes of the stopped run survive: {left:?}");
-    ensure!(folder.join("INCOMPLETE").exists() && !folder.join("results.json").exists(), "a stopped run looks complete");
+    ensure!(output.status.code() == Some(1), "exit {:?}:\n{text}", output.status.code());
+    ensure!(text.contains("SIGKILL") && text.contains("reproduce with"), "{text}");
+    ensure!(folder.join("INCOMPLETE").exists() && !folder.join("results.json").exists(), "a failed run looks complete");
+    // Neither merge nor report takes the unfinished folder for a run.
+    for tool in [env!("CARGO_BIN_EXE_merge"), env!("CARGO_BIN_EXE_report")] {
+        let refused = Command::new(tool).arg(&folder).output()?;
+        ensure!(
+            refused.status.code() == Some(2) && String::from_utf8_lossy(&refused.stderr).contains("did not finish"),
+            "{tool}: {refused:?}"
+        );
+    }
+    std::fs::remove_dir_all(&folder)?;
+    Ok(())
+}
+
+/// A results.json cut short (a full disk, a copy interrupted) is refused by the report with
+/// exit 2 and the file named; nothing is drawn from it.
+fn a_truncated_results_file_is_refused() -> Outcome {
+    let good = good_run()?;
+    let copy = beside("truncated-run");
+    copy_dir(&good, &copy)?;
+    let results = std::fs::read(copy.join("results.json"))?;
+    std::fs::write(copy.join("results.json"), &results[..results.len() / 2])?;
+    let out = beside("truncated-report");
+    let _ = std::fs::remove_dir_all(&out);
+    let refused = Command::new(env!("CARGO_BIN_EXE_report")).arg(&copy).arg("--out").arg(&out).output()?;
+    ensure!(refused.status.code() == Some(2), "exit {:?}", refused.status.code());
+    ensure!(String::from_utf8_lossy(&refused.stderr).contains("results.json"), "{refused:?}");
+    ensure!(!out.join("README.md").exists(), "a report was drawn from half a results file");
     Ok(())
 }
 
@@ -882,6 +944,11 @@ fn main() {
         Trial::test("a_busy_checkout_or_output_folder_is_refused", a_busy_checkout_or_output_folder_is_refused),
         Trial::test("output_folders_that_are_not_the_run_s_are_refused", output_folders_that_are_not_the_run_s_are_refused),
         counting("a_stopped_run_leaves_no_process_behind", a_stopped_run_leaves_no_process_behind),
+        Trial::test(
+            "a_worker_killed_mid_run_is_named_and_nothing_looks_complete",
+            a_worker_killed_mid_run_is_named_and_nothing_looks_complete,
+        ),
+        counting("a_truncated_results_file_is_refused", a_truncated_results_file_is_refused),
         Trial::test("without_valgrind_counting_is_refused", without_valgrind_counting_is_refused),
         counting(
             "instruction_counts_agree_in_an_a_a_run_and_catch_two_percent",
