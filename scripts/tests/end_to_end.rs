@@ -601,6 +601,32 @@ fn a_truncated_results_file_is_refused() -> Outcome {
     Ok(())
 }
 
+/// A full disk under the output folder (a 256 KiB tmpfs): the run fails with the system's
+/// reason, writes no results, and leaves the published report as it was. Needs root to mount,
+/// so it reports as ignored where mounting is not allowed.
+fn a_full_disk_fails_the_run_and_loses_nothing() -> Result<Completion, Failed> {
+    let repo = repo()?;
+    let disk = beside("full-disk");
+    std::fs::create_dir_all(&disk)?;
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"]).arg(&disk).output()?;
+    if !mounted.status.success() {
+        return Ok(Completion::ignored_with("cannot mount a tmpfs here (it needs root)"));
+    }
+    let published = std::fs::read(repo.join("report/README.md"))?;
+    let output = run(
+        &repo,
+        &["--no-baseline", "--data", "status", "--serializer", "clone", "--measure", "time", "--output", &disk.display().to_string()],
+    );
+    let unmounted = Command::new("umount").arg(&disk).status();
+    let output = output?;
+    ensure!(unmounted?.success(), "cannot unmount {}", disk.display());
+    let text = stderr(&output);
+    ensure!(matches!(output.status.code(), Some(1 | 2)), "exit {:?}:\n{text}", output.status.code());
+    ensure!(text.contains("No space left on device"), "{text}");
+    ensure!(std::fs::read(repo.join("report/README.md"))? == published, "the published report changed");
+    Ok(Completion::Completed)
+}
+
 fn without_valgrind_counting_is_refused() -> Outcome {
     let repo = repo()?;
     let tools = beside("no-valgrind-path");
@@ -949,6 +975,7 @@ fn main() {
             a_worker_killed_mid_run_is_named_and_nothing_looks_complete,
         ),
         counting("a_truncated_results_file_is_refused", a_truncated_results_file_is_refused),
+        Trial::ignorable_test("a_full_disk_fails_the_run_and_loses_nothing", a_full_disk_fails_the_run_and_loses_nothing),
         Trial::test("without_valgrind_counting_is_refused", without_valgrind_counting_is_refused),
         counting(
             "instruction_counts_agree_in_an_a_a_run_and_catch_two_percent",
