@@ -165,7 +165,7 @@ pub struct Options {
     pub validate_only: bool,
 }
 
-/// The timing schedule's defaults (see README, "How it decides").
+/// The timing schedule's defaults (see docs/method.md, "Counts first, then time").
 pub const ROUNDS: u32 = 8;
 pub const LOOKS: u32 = 6;
 pub const LOOK_ROUNDS: u32 = 8;
@@ -175,7 +175,7 @@ pub const BACKSTOP_ROUNDS: u32 = 2;
 pub const BACKSTOP_THRESHOLD: &str = "5";
 
 /// `--run-spread`'s default: the run-level spread `--calibrate` measured on this project's
-/// machine kind (README, "What gated means"): none. Calibration at 3200da1 found changes with
+/// machine kind (docs/method.md, "A shift the pairs cannot see"): none. Calibration at 3200da1 found changes with
 /// nothing planted spread 0.47% across runs where their own pairs accounted for 0.50%; and in
 /// A/A in-process pairs here the spread of pairs across processes is what each process's own
 /// batches predict (json-td's messages decode: 0.96% and 0.84%), so nothing is left over for a
