@@ -286,6 +286,37 @@ fn ratio(spread: Option<Spread>) -> String {
     }
 }
 
+/// The in-app figures the report leads with: per format, the start-up stream decoded into the
+/// app's store, under the first host allocator.
+pub fn headline(run: &InAppRun) -> String {
+    let mut out = String::new();
+    let Some(host) = run.hosts.first() else { return out };
+    writeln!(
+        out,
+        "In the app: the start-up stream ({} updates, {} of TDLib JSON) decoded into an app's store, under the {} allocator \
+         ([In the app](#in-the-app) below has the method, the jank and the allocators).\n",
+        run.updates,
+        mb(run.json_bytes),
+        host.allocator
+    )
+    .unwrap();
+    writeln!(out, "| format | wire size | µs/update in situ | vs json in situ | allocations/update |").unwrap();
+    writeln!(out, "|---|---:|---:|---:|---:|").unwrap();
+    for row in &host.rows {
+        writeln!(
+            out,
+            "| {} | {} | {:.2} | {} | {:.2} |",
+            row.implementation,
+            mb(row.encoded_bytes),
+            row.in_situ_us_per_update,
+            ratio(row.in_situ_speedup),
+            row.in_situ_allocations_per_update
+        )
+        .unwrap();
+    }
+    out + "\n"
+}
+
 /// The report's section "In the app".
 pub fn render(run: &InAppRun) -> String {
     let mut out = String::new();

@@ -19,7 +19,7 @@ fn results() -> Results {
 #[test]
 fn tables_match_the_golden_file() {
     let results = results();
-    let text = report::render(&report::Figures::of(&results));
+    let text = report::render(&report::Figures::of(&results), None);
     let golden = fixture("report.md");
     if std::env::var_os("TDBENCH_BLESS").is_some() {
         std::fs::write(&golden, &text).unwrap();
@@ -30,7 +30,7 @@ fn tables_match_the_golden_file() {
 #[test]
 fn a_missing_implementation_is_said_to_be_missing() {
     let results = results();
-    let text = report::render(&report::Figures::of(&results));
+    let text = report::render(&report::Figures::of(&results), None);
     let lane = text.split("### ~vector-int").nth(1).expect("vector-int section");
     let table = lane.split("\n\n").nth(1).unwrap();
     assert!(table.contains("| tl | missing from this run's results |"), "{table}");
@@ -80,7 +80,7 @@ fn tdlib_round_trips_get_their_own_table_with_the_empty_call_as_floor() {
     // json,tdlib-json --no-baseline`), batches trimmed.
     let results: Results = serde_json::from_str(&std::fs::read_to_string(fixture("tdlib-results.json")).unwrap()).unwrap();
     let figures = report::Figures::of(&results);
-    let text = report::render(&figures);
+    let text = report::render(&figures, None);
     let per_lane = text.split("## TDLib round trips").next().unwrap();
     assert!(!per_lane.contains("tdlib-json |"), "round trips stay out of the format tables and the chart");
     let section = text.split("## TDLib round trips").nth(1).expect("a TDLib section");
@@ -116,7 +116,7 @@ fn the_published_copy_reads_back_as_the_run_without_its_batches() {
     assert!(read.samples == results.samples, "the samples read back differ");
     assert_eq!(read.comparisons, results.comparisons);
     // And the report drawn from the published copy is the report drawn from the run.
-    assert_eq!(report::render(&report::Figures::of(&read)), report::render(&report::Figures::of(&results)));
+    assert_eq!(report::render(&report::Figures::of(&read), None), report::render(&report::Figures::of(&results), None));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -127,8 +127,32 @@ fn where_the_time_goes_shows_each_profile_by_category() {
     let payloads = results.samples.iter().find(|s| s.lane == "status").unwrap().corpus.lane_payloads as u64;
     let profile = tdbench_scripts::profile::Profile::of("status", "json-td", Operation::Decode, callgrind, payloads).unwrap();
     results.profiles.push(profile);
-    let text = report::render(&report::Figures::of(&results));
+    let text = report::render(&report::Figures::of(&results), None);
     let section = text.split("## Where the time goes").nth(1).expect("the section");
     let row = section.lines().find(|l| l.starts_with("| json-td on ~status")).unwrap_or_else(|| panic!("{section}"));
     assert!(row.contains("| 75% |") && row.contains("| 25% |") && row.contains("`X::number_token` 75%"), "{row}");
+}
+
+/// The report leads with the answer: what each format costs on the realistic lanes, before the
+/// charts, and the gate's verdict in a few lines with every comparison in `gate.md`. (The
+/// answer began at line 343 of 740, after the gate's table of an A/A run.)
+#[test]
+fn the_report_leads_with_what_each_format_costs_and_keeps_the_gate_short() {
+    // The fixture's `status` lane as `message`, one of the lanes the answer is about.
+    let text = std::fs::read_to_string(fixture("results.json")).unwrap().replace("\"status\"", "\"message\"");
+    let mut results: Results = serde_json::from_str(&text).unwrap();
+    // As a run against a baseline: the gate has a verdict to give.
+    results.provenance.baseline = Some(results.provenance.current.clone());
+    let figures = report::Figures::of(&results);
+    let text = report::render(&figures, None);
+    let answer = text.split("## What each format costs\n").nth(1).expect("the answer section");
+    assert!(text.find("## What each format costs") < text.find("![Speed"), "the answer comes before the charts");
+    let table: Vec<&str> = answer.lines().filter(|l| l.starts_with("| message |")).collect();
+    assert_eq!(table.len(), 2, "one row per codec (json, tl), none for floors: {table:?}");
+    assert!(table[0].starts_with("| message | json |") && table[0].ends_with("| 1× | 1× |"), "{}", table[0]);
+    assert!(table[1].starts_with("| message | tl |") && table[1].contains('–'), "tl with an interval: {}", table[1]);
+    let gate = text.split("## Gate:").nth(1).unwrap().split("\n## ").next().unwrap();
+    assert!(gate.lines().filter(|l| !l.trim().is_empty()).count() <= 10, "{gate}");
+    assert!(gate.contains("[gate.md](gate.md)"), "{gate}");
+    assert!(report::gate(&figures).contains("| lane | implementation |"), "gate.md has every comparison");
 }

@@ -17,7 +17,7 @@ use tdbench_contract::{Compressed, ImplementationKind, Metric, Operation, Role};
 use crate::results::{Class, Results};
 
 pub use chart::{draw, draw_sizes};
-pub use markdown::render;
+pub use markdown::{gate, render};
 
 /// One implementation's figures for one operation on one lane.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -225,25 +225,31 @@ fn median(mut values: Vec<f64>) -> f64 {
 pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let figures = Figures::of(results);
-    let mut readme = render(&figures);
-    // The gate's calibration (`./run.sh --calibrate --publish`) is its own run, kept beside the
-    // report and shown in it with its own provenance.
+    // The in-app measurement (the full default run's, or `--in-app --publish`) is its own run,
+    // kept beside the report: drawn from its results, so a change to how it is drawn reaches the
+    // published report without a re-run. The report leads with its figures too.
+    let in_app = match std::fs::read_to_string(dir.join("in-app.json")) {
+        Ok(text) => {
+            let run: crate::in_app::InAppRun =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("in-app.json").display()))?;
+            crate::files::write_atomically(&dir.join("in-app.md"), &crate::in_app::render(&run))?;
+            Some(run)
+        }
+        Err(_) => None,
+    };
+    let mut readme = render(&figures, in_app.as_ref());
+    // So is the gate's calibration (`./run.sh --calibrate --publish`), shown with its own
+    // provenance.
     if let Ok(calibration) = std::fs::read_to_string(dir.join("calibration.md")) {
         readme += "\n";
         readme += &calibration;
-    }
-    // So is the in-app measurement (the full default run's, or `--in-app --publish`): drawn from its
-    // results, so a change to how it is drawn reaches the published report without a re-run.
-    if let Ok(text) = std::fs::read_to_string(dir.join("in-app.json")) {
-        let run: crate::in_app::InAppRun =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("in-app.json").display()))?;
-        crate::files::write_atomically(&dir.join("in-app.md"), &crate::in_app::render(&run))?;
     }
     if let Ok(in_app) = std::fs::read_to_string(dir.join("in-app.md")) {
         readme += "\n";
         readme += &in_app;
     }
     std::fs::write(dir.join("README.md"), readme).map_err(|e| format!("cannot write README.md: {e}"))?;
+    std::fs::write(dir.join("gate.md"), gate(&figures)).map_err(|e| format!("cannot write gate.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
     draw_sizes(&figures, &dir.join("size.png"))?;
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
@@ -343,7 +349,7 @@ mod tests {
     fn a_counted_run_divides_no_times() {
         let plan = fixture::plan(Measure::Instructions);
         let results = judge(&plan, fixture::samples(&plan), Vec::new());
-        let text = render(&Figures::of(&results));
+        let text = render(&Figures::of(&results), None);
         let row = text.lines().find(|l| l.starts_with("| tl | 60 |")).expect("tl's row");
         assert!(!text.contains("NaN"), "{row}");
         assert!(row.contains("| – · – |"), "{row}");
