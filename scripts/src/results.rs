@@ -40,14 +40,92 @@ impl Class {
 /// Bumped when a field changes meaning.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
-/// The kinds of violation that say the change is slower or allocates more; every other kind
-/// says the run cannot be trusted.
-pub const REGRESSIONS: [&str; 3] = ["latency regression", "allocation regression", "instruction regression"];
+/// What a violation is. Written in results as its words (`"latency regression"`), so results
+/// of earlier versions read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ViolationKind {
+    #[serde(rename = "missing sample")]
+    MissingSample,
+    #[serde(rename = "unreadable sample")]
+    UnreadableSample,
+    #[serde(rename = "reused sample")]
+    ReusedSample,
+    #[serde(rename = "reordered sample")]
+    ReorderedSample,
+    #[serde(rename = "duplicate sample")]
+    DuplicateSample,
+    #[serde(rename = "metadata differs")]
+    MetadataDiffers,
+    #[serde(rename = "unplanned implementation")]
+    UnplannedImplementation,
+    #[serde(rename = "missing operation")]
+    MissingOperation,
+    #[serde(rename = "invalid value")]
+    InvalidValue,
+    #[serde(rename = "pairing differs")]
+    PairingDiffers,
+    #[serde(rename = "missing comparison")]
+    MissingComparison,
+    #[serde(rename = "format change")]
+    FormatChange,
+    #[serde(rename = "nondeterministic allocations")]
+    NondeterministicAllocations,
+    #[serde(rename = "nondeterministic output")]
+    NondeterministicOutput,
+    #[serde(rename = "nondeterministic instructions")]
+    NondeterministicInstructions,
+    #[serde(rename = "latency regression")]
+    LatencyRegression,
+    #[serde(rename = "allocation regression")]
+    AllocationRegression,
+    #[serde(rename = "instruction regression")]
+    InstructionRegression,
+    #[serde(rename = "not gated")]
+    NotGated,
+}
+
+impl ViolationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::MissingSample => "missing sample",
+            ViolationKind::UnreadableSample => "unreadable sample",
+            ViolationKind::ReusedSample => "reused sample",
+            ViolationKind::ReorderedSample => "reordered sample",
+            ViolationKind::DuplicateSample => "duplicate sample",
+            ViolationKind::MetadataDiffers => "metadata differs",
+            ViolationKind::UnplannedImplementation => "unplanned implementation",
+            ViolationKind::MissingOperation => "missing operation",
+            ViolationKind::InvalidValue => "invalid value",
+            ViolationKind::PairingDiffers => "pairing differs",
+            ViolationKind::MissingComparison => "missing comparison",
+            ViolationKind::FormatChange => "format change",
+            ViolationKind::NondeterministicAllocations => "nondeterministic allocations",
+            ViolationKind::NondeterministicOutput => "nondeterministic output",
+            ViolationKind::NondeterministicInstructions => "nondeterministic instructions",
+            ViolationKind::LatencyRegression => "latency regression",
+            ViolationKind::AllocationRegression => "allocation regression",
+            ViolationKind::InstructionRegression => "instruction regression",
+            ViolationKind::NotGated => "not gated",
+        }
+    }
+
+    /// Whether it says the change is slower or allocates more; every other kind says the run
+    /// cannot be trusted (`--accept-regressions` accepts only these).
+    pub fn is_regression(self) -> bool {
+        matches!(self, ViolationKind::LatencyRegression | ViolationKind::AllocationRegression | ViolationKind::InstructionRegression)
+    }
+}
+
+impl std::fmt::Display for ViolationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Something that makes a run fail: a regression, or a reason its samples cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
-    pub kind: String,
+    pub kind: ViolationKind,
     pub lane: Option<String>,
     pub implementation: Option<String>,
     pub operation: Option<Operation>,
@@ -55,13 +133,13 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub fn general(kind: &str, message: String) -> Violation {
-        Violation { kind: kind.into(), lane: None, implementation: None, operation: None, message }
+    pub fn general(kind: ViolationKind, message: String) -> Violation {
+        Violation { kind, lane: None, implementation: None, operation: None, message }
     }
 
-    pub fn at(kind: &str, key: &Key, message: String) -> Violation {
+    pub fn at(kind: ViolationKind, key: &Key, message: String) -> Violation {
         Violation {
-            kind: kind.into(),
+            kind,
             lane: Some(key.lane.clone()),
             implementation: Some(key.implementation.clone()),
             operation: Some(key.operation),
@@ -235,5 +313,24 @@ impl Results {
     pub fn gated_at(&self, level: f64) -> (usize, usize) {
         let family: Vec<&Comparison> = self.gated_family().collect();
         (family.iter().filter(|c| c.detectable.is_some_and(|d| d <= level + 1e-12)).count(), family.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_violation_kind_is_written_as_its_words_and_read_back() {
+        let violation = Violation::general(ViolationKind::LatencyRegression, "slower".into());
+        let text = serde_json::to_string(&violation).unwrap();
+        assert!(text.contains(r#""kind":"latency regression""#), "{text}");
+        assert_eq!(serde_json::from_str::<Violation>(&text).unwrap(), violation);
+        // Results of earlier versions wrote the same words.
+        let earlier: Violation =
+            serde_json::from_str(r#"{"kind":"metadata differs","lane":null,"implementation":null,"operation":null,"message":"m"}"#)
+                .unwrap();
+        assert_eq!(earlier.kind, ViolationKind::MetadataDiffers);
+        assert!(ViolationKind::AllocationRegression.is_regression() && !ViolationKind::MetadataDiffers.is_regression());
     }
 }

@@ -4,6 +4,7 @@
 use tdbench_contract::Metric;
 
 use super::Grouped;
+use crate::results::ViolationKind;
 use crate::results::{Comparison, Violation};
 
 pub fn compare(grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
@@ -16,7 +17,7 @@ pub fn compare(grouped: &Grouped) -> (Vec<Comparison>, Vec<Violation>) {
         {
             let regression = curr > base;
             if regression {
-                violations.push(Violation::at("allocation regression", key, format!("{metric} per op {base} → {curr}")));
+                violations.push(Violation::at(ViolationKind::AllocationRegression, key, format!("{metric} per op {base} → {curr}")));
             }
             comparisons.push(Comparison::exact(key, metric, base, curr, by_role.baseline.len().min(by_role.current.len()), regression));
         }

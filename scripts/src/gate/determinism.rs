@@ -6,6 +6,7 @@ use tdbench_contract::Role;
 
 use super::Grouped;
 use crate::results::Violation;
+use crate::results::ViolationKind;
 
 /// Instruction counts of one tree must agree this closely (relative). They are exact for the
 /// same binary and input — repeated counts were identical in every test here — so the tolerance
@@ -22,7 +23,7 @@ pub fn check(grouped: &Grouped) -> Vec<Violation> {
                 let (a, b) = (first.op, m.op);
                 if a.allocations_per_op != b.allocations_per_op || a.bytes_per_op != b.bytes_per_op {
                     violations.push(Violation::at(
-                        "nondeterministic allocations",
+                        ViolationKind::NondeterministicAllocations,
                         key,
                         format!(
                             "{role} sample {}: {} allocations / {} bytes per op, sample {}: {} / {}",
@@ -32,7 +33,7 @@ pub fn check(grouped: &Grouped) -> Vec<Violation> {
                 }
                 if a.proof != b.proof || a.encoded_bytes != b.encoded_bytes {
                     violations.push(Violation::at(
-                        "nondeterministic output",
+                        ViolationKind::NondeterministicOutput,
                         key,
                         format!("{role} sample {}: output differs from sample {}", m.sample, first.sample),
                     ));
@@ -41,7 +42,7 @@ pub fn check(grouped: &Grouped) -> Vec<Violation> {
                     && (x - y).abs() > INSTRUCTION_TOLERANCE * x.abs().max(1.0)
                 {
                     violations.push(Violation::at(
-                        "nondeterministic instructions",
+                        ViolationKind::NondeterministicInstructions,
                         key,
                         format!("{role} sample {}: {y} instructions per op, sample {}: {x}", m.sample, first.sample),
                     ));

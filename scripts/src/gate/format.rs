@@ -5,6 +5,7 @@
 use super::Grouped;
 use crate::plan::Plan;
 use crate::results::Violation;
+use crate::results::ViolationKind;
 
 pub fn check(plan: &Plan, grouped: &Grouped) -> Vec<Violation> {
     if plan.settings.allow_format_change {
@@ -16,7 +17,7 @@ pub fn check(plan: &Plan, grouped: &Grouped) -> Vec<Violation> {
             let (b, c) = by_role.firsts()?;
             (b.encoded_bytes != c.encoded_bytes || b.proof != c.proof).then(|| {
                 Violation::at(
-                    "format change",
+                    ViolationKind::FormatChange,
                     key,
                     format!(
                         "encoding differs from the baseline ({:.1} → {:.1} bytes per payload, proof {} → {}); pass --allow-format-change if intended",

@@ -10,6 +10,7 @@ use tdbench_contract::{Measure, Metric, OperationResult, Verdict};
 use super::counts::same_work;
 use super::{ByRole, Grouped};
 use crate::plan::Plan;
+use crate::results::ViolationKind;
 use crate::results::{Comparison, Violation};
 
 /// The first count of each tree.
@@ -33,7 +34,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
         let regression = gates && change > threshold;
         if regression {
             violations.push(Violation::at(
-                "instruction regression",
+                ViolationKind::InstructionRegression,
                 key,
                 format!(
                     "{base:.1} → {curr:.1} instructions per op ({:+.3}%) exceeds the {:.1}% threshold",

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use tdbench_contract::{Metric, Role, SCHEMA_VERSION, Stage, WorkerResult};
 
 use crate::plan::Plan;
+use crate::results::ViolationKind;
 use crate::results::{Comparison, Key, Violation};
 
 /// Reads every slot of the plan; each sample must be where the plan put it and say so.
@@ -22,26 +23,26 @@ pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Viola
         expected.insert(path.clone());
         let name = slot.name();
         let Ok(text) = std::fs::read_to_string(&path) else {
-            violations.push(Violation::general("missing sample", format!("{name}: {} is missing", path.display())));
+            violations.push(Violation::general(ViolationKind::MissingSample, format!("{name}: {} is missing", path.display())));
             continue;
         };
         let result: WorkerResult = match serde_json::from_str(&text) {
             Ok(result) => result,
             Err(e) => {
-                violations.push(Violation::general("unreadable sample", format!("{name}: {}: {e}", path.display())));
+                violations.push(Violation::general(ViolationKind::UnreadableSample, format!("{name}: {}: {e}", path.display())));
                 continue;
             }
         };
         if result.schema_version != SCHEMA_VERSION {
             violations.push(Violation::general(
-                "unreadable sample",
+                ViolationKind::UnreadableSample,
                 format!("{name}: schema version {} (this gate reads {SCHEMA_VERSION})", result.schema_version),
             ));
             continue;
         }
         if result.nonce != plan.nonce {
             violations.push(Violation::general(
-                "reused sample",
+                ViolationKind::ReusedSample,
                 format!("{name}: carries nonce {} of another run (this run: {})", result.nonce, plan.nonce),
             ));
             continue;
@@ -50,7 +51,7 @@ pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Viola
             != (slot.lane.as_str(), slot.implementation.as_str(), slot.role, slot.sample, slot.stage == Stage::Count)
         {
             violations.push(Violation::general(
-                "reordered sample",
+                ViolationKind::ReorderedSample,
                 format!(
                     "{name}: the file holds {}/{} {} {} {}",
                     result.lane,
@@ -66,7 +67,8 @@ pub fn load_samples(output: &Path, plan: &Plan) -> (Vec<WorkerResult>, Vec<Viola
     }
     for file in json_files(&output.join("samples")) {
         if !expected.contains(&file) {
-            violations.push(Violation::general("duplicate sample", format!("{} is not a slot of this run's plan", file.display())));
+            violations
+                .push(Violation::general(ViolationKind::DuplicateSample, format!("{} is not a slot of this run's plan", file.display())));
         }
     }
     (samples, violations)
@@ -98,7 +100,8 @@ pub fn check_provenance(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation>
     let Some(first) = samples.first() else { return violations };
     for s in samples {
         let name = sample_name(s);
-        let mut differs = |message: String| violations.push(Violation::general("metadata differs", format!("{name}: {message}")));
+        let mut differs =
+            |message: String| violations.push(Violation::general(ViolationKind::MetadataDiffers, format!("{name}: {message}")));
         if s.machine != first.machine {
             differs(format!("ran on {:?}, others on {:?}", s.machine, first.machine));
         }
@@ -136,7 +139,7 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         let name = sample_name(s);
         let Some(info) = plan.implementation(&s.implementation) else {
             violations.push(Violation::general(
-                "unplanned implementation",
+                ViolationKind::UnplannedImplementation,
                 format!("{name}: `{}` is not in the plan's catalog", s.implementation),
             ));
             continue;
@@ -144,13 +147,16 @@ pub fn check_contents(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         let found: Vec<_> = s.operations.iter().map(|o| o.operation).collect();
         for operation in &info.operations {
             if !found.contains(operation) {
-                violations.push(Violation::general("missing operation", format!("{name}: no `{operation}`, which {} measures", info.name)));
+                violations.push(Violation::general(
+                    ViolationKind::MissingOperation,
+                    format!("{name}: no `{operation}`, which {} measures", info.name),
+                ));
             }
         }
         let mut seen = HashSet::new();
         for op in &s.operations {
             let key = Key { lane: s.lane.clone(), implementation: s.implementation.clone(), operation: op.operation };
-            let mut invalid = |what: String| violations.push(Violation::at("invalid value", &key, format!("{name}: {what}")));
+            let mut invalid = |what: String| violations.push(Violation::at(ViolationKind::InvalidValue, &key, format!("{name}: {what}")));
             if !info.operations.contains(&op.operation) || !seen.insert(op.operation) {
                 invalid(format!("`{}` is not an operation {} measures once", op.operation, info.name));
                 continue;
@@ -198,12 +204,16 @@ pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         let expected = plan.in_process(&s.implementation);
         let Some(process) = s.in_process else {
             if expected {
-                violations.push(Violation::general("pairing differs", format!("{name}: the plan pairs it in one process; it ran alone")));
+                violations.push(Violation::general(
+                    ViolationKind::PairingDiffers,
+                    format!("{name}: the plan pairs it in one process; it ran alone"),
+                ));
             }
             continue;
         };
         if !expected {
-            violations.push(Violation::general("pairing differs", format!("{name}: claims a shared process the plan did not start")));
+            violations
+                .push(Violation::general(ViolationKind::PairingDiffers, format!("{name}: claims a shared process the plan did not start")));
             continue;
         }
         let other = samples.iter().find(|o| {
@@ -223,10 +233,10 @@ pub fn check_pairing(plan: &Plan, samples: &[WorkerResult]) -> Vec<Violation> {
         match other {
             Some(o) if o.in_process == Some(process) && opener == Some(process.first) => {}
             Some(o) => violations.push(Violation::general(
-                "pairing differs",
+                ViolationKind::PairingDiffers,
                 format!("{name}: its process {process:?} is not its pair's {:?} (opened by {opener:?} in the plan)", o.in_process),
             )),
-            None => violations.push(Violation::general("pairing differs", format!("{name}: its in-process pair is missing"))),
+            None => violations.push(Violation::general(ViolationKind::PairingDiffers, format!("{name}: its in-process pair is missing"))),
         }
     }
     violations
@@ -270,7 +280,7 @@ pub fn check_coverage(plan: &Plan, comparisons: &[Comparison]) -> Vec<Violation>
             for metric in metrics {
                 if !made.contains(&(key.clone(), metric)) {
                     violations.push(Violation::at(
-                        "missing comparison",
+                        ViolationKind::MissingComparison,
                         &key,
                         format!("no {metric} comparison: the samples of one tree, or too many of them, lack it"),
                     ));

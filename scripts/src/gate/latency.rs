@@ -35,6 +35,7 @@ use super::counts::{self, group_of};
 use super::stats::{Paired, Power, TRIM, detectable, shift_margin, signed_rank_critical, signed_rank_tail, spend, student_t_cdf, widened};
 use super::{ByRole, Grouped, Measured};
 use crate::plan::{Looks, Plan, Schedule};
+use crate::results::ViolationKind;
 use crate::results::{Class, Comparison, GATE_LEVELS, Key, Violation};
 
 /// False-alarm budget of each family of latency comparisons, confirmation included.
@@ -510,7 +511,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
         let held_to = rules.threshold * 100.0;
         match judged.verdict {
             Verdict::Regression => violations.push(Violation::at(
-                "latency regression",
+                ViolationKind::LatencyRegression,
                 key,
                 format!(
                     "{} is a slowdown beyond half the {held_to:.1}% {} with the family's confidence",
@@ -519,7 +520,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
                 ),
             )),
             Verdict::NotGated if plan.settings.strict && class == Class::Changed => violations.push(Violation::at(
-                "not gated",
+                ViolationKind::NotGated,
                 key,
                 format!(
                     "{}: could only have caught a slowdown of {:.1}% (80% power), not {held_to:.1}% (--strict)",

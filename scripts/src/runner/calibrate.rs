@@ -80,7 +80,7 @@ impl Outcome {
             other: results
                 .violations
                 .iter()
-                .filter(|v| v.kind != "latency regression")
+                .filter(|v| v.kind != crate::results::ViolationKind::LatencyRegression)
                 .map(|v| format!("{}: {}", v.kind, v.message))
                 .collect(),
             seconds,
