@@ -112,14 +112,15 @@ pub fn file(output: &std::path::Path, lane: &str, implementation: &str) -> std::
 /// The profiles a run folder holds (`profiles/LANE/IMPLEMENTATION-decode.callgrind`, kept by the
 /// current tree's first count), each counting `--instruction-cycles` passes over its lane's
 /// payloads.
-pub fn read_all(output: &std::path::Path, results: &crate::results::Results) -> Vec<Profile> {
-    let passes = results.provenance.settings.worker.instruction_cycles;
+/// `passes` over each lane's payloads were counted; `payloads` says how many a lane has. (Given
+/// as figures, not as the run's results: results hold profiles, so reading them here would
+/// make the two modules import each other.)
+pub fn read_all(output: &std::path::Path, passes: u64, payloads: impl Fn(&str) -> Option<u64>) -> Vec<Profile> {
     PROFILED
         .iter()
         .filter_map(|(implementation, lane)| {
             let text = std::fs::read_to_string(file(output, lane, implementation)).ok()?;
-            let payloads = results.samples.iter().find(|s| s.lane == *lane)?.corpus.lane_payloads as u64;
-            Profile::of(lane, implementation, Operation::Decode, &text, passes * payloads)
+            Profile::of(lane, implementation, Operation::Decode, &text, passes * payloads(lane)?)
         })
         .collect()
 }

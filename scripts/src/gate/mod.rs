@@ -105,7 +105,9 @@ pub fn merge(output: &Path) -> Result<Results, String> {
     let plan = read_plan(output)?;
     let (samples, violations) = integrity::load_samples(output, &plan);
     let mut results = judge(&plan, samples, violations);
-    results.profiles = crate::profile::read_all(output, &results);
+    let passes = results.provenance.settings.worker.instruction_cycles;
+    let payloads = |lane: &str| results.samples.iter().find(|s| s.lane == lane).map(|s| s.corpus.lane_payloads as u64);
+    results.profiles = crate::profile::read_all(output, passes, payloads);
     Ok(results)
 }
 
