@@ -340,6 +340,11 @@ type Rule = (&'static [&'static str], &'static str, fn(&Path) -> Outcome);
 fn merger_trials(valgrind: bool) -> Vec<Trial> {
     let cases: Vec<Rule> = vec![
         (&["missing sample"], "a_deleted_sample", |d| Ok(std::fs::remove_file(sample(d, "current", 0))?)),
+        (&["unreadable sample"], "a_sample_cut_in_half", |d| {
+            let path = sample(d, "current", 0);
+            let text = std::fs::read(&path)?;
+            Ok(std::fs::write(&path, &text[..text.len() / 2])?)
+        }),
         (&["duplicate sample"], "an_extra_sample_file", |d| {
             Ok(std::fs::copy(sample(d, "current", 0), d.join("samples/status/tl/current-0-copy.json")).map(|_| ())?)
         }),
