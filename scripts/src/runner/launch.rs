@@ -46,7 +46,8 @@ pub(super) fn place(launch: &Launch, name: String, source: &Path, link: bool) ->
     if !path.exists() {
         let linked = link && std::fs::hard_link(source, &path).is_ok();
         if !linked {
-            std::fs::copy(source, &path).map_err(|e| environment(format!("cannot place {}: {e}", source.display())))?;
+            std::fs::copy(source, &path)
+                .map_err(|e| environment(format!("cannot copy {} to {}: {e}", source.display(), path.display())))?;
         }
     }
     Ok(path)
