@@ -36,6 +36,11 @@ pub fn stop_requested() -> Option<i32> {
     }
 }
 
+/// A run stopped by `signal` exits as a shell reports it: 128 + the signal.
+pub fn exit_code(signal: i32) -> u8 {
+    u8::try_from(128 + signal).unwrap_or(1)
+}
+
 /// The name a user knows a signal by.
 pub fn signal_name(signal: i32) -> String {
     match signal {

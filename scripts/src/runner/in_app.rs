@@ -157,7 +157,7 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
             }
             Ended::Stopped(signal) => {
                 return Err(Failure {
-                    code: u8::try_from(128 + signal).unwrap_or(1),
+                    code: children::exit_code(signal),
                     message: format!("stopped by {}: in-app {name} sample {sample} was killed", children::signal_name(signal)),
                 });
             }

@@ -246,7 +246,7 @@ fn stopped(signal: i32, name: &str, output: &Path, progress: Option<&mut Progres
         progress.finish();
     }
     Failure {
-        code: u8::try_from(128 + signal).unwrap_or(1),
+        code: children::exit_code(signal),
         message: format!(
             "stopped by {}: {name} and every process it started were killed; the samples so far and the INCOMPLETE marker are left in {}",
             children::signal_name(signal),

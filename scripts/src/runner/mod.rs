@@ -67,11 +67,11 @@ pub fn main(args: Vec<String>) -> ExitCode {
     // that Ctrl-C broke is not a tree that does not compile).
     let ended = match (ended, children::stop_requested()) {
         (Err(failure), Some(signal)) if failure.code < 128 => Err(Failure {
-            code: u8::try_from(128 + signal).unwrap_or(1),
+            code: children::exit_code(signal),
             message: format!("stopped by {} ({})", children::signal_name(signal), failure.message),
         }),
         (Ok(_), Some(signal)) => Err(Failure {
-            code: u8::try_from(128 + signal).unwrap_or(1),
+            code: children::exit_code(signal),
             message: format!("stopped by {} as the run ended: its results may be incomplete", children::signal_name(signal)),
         }),
         (ended, _) => ended,
