@@ -13,6 +13,7 @@ pub mod files;
 pub mod gate;
 pub mod git;
 pub mod in_app;
+pub mod median;
 pub mod plan;
 pub mod plant;
 pub mod profile;

@@ -119,10 +119,7 @@ pub fn headline(results: &Results) -> String {
             family.len()
         )
     };
-    let median = |mut d: Vec<f64>| {
-        d.sort_by(f64::total_cmp);
-        d.get(d.len() / 2).map_or("–".to_string(), |d| format!("{:.1}%", d * 100.0))
-    };
+    let median = |d: Vec<f64>| crate::median::upper_median(d).map_or("–".to_string(), |d| format!("{:.1}%", d * 100.0));
     for (class, what) in [(Class::Unchanged, "backstop of the unchanged"), (Class::RoundTrip, "TDLib round trips (outside the family)")] {
         let held: Vec<&Comparison> = results.comparisons.iter().filter(|c| c.metric == Metric::Latency && c.class == Some(class)).collect();
         let Some(level) = held.first().and_then(|c| c.threshold) else { continue };

@@ -260,16 +260,8 @@ fn ticker<'a>(runs: impl Iterator<Item = &'a tdbench_contract::Lateness>) -> Tic
     }
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+fn median(values: Vec<f64>) -> f64 {
+    crate::median::median(values).unwrap_or(f64::NAN)
 }
 
 fn spread(values: Vec<f64>) -> Spread {

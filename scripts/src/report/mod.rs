@@ -214,11 +214,8 @@ fn bootstrap(ratios: Vec<f64>) -> Option<Ratio> {
     Some(Ratio { estimate: median(ratios), low: at(0.025), high: at(0.975) })
 }
 
-/// The median (the two middle values averaged when their number is even).
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
+fn median(values: Vec<f64>) -> f64 {
+    crate::median::median(values).unwrap_or(f64::NAN)
 }
 
 /// Writes the report files into `dir`.

@@ -19,6 +19,8 @@ use xshell::{Shell, cmd};
 
 use super::build::{self, Trees};
 use super::{Failure, Session, environment};
+// A median run, estimate or pair count is one that a run really had.
+use crate::median::upper_median as median;
 use crate::plan::{Build, Plan, TreeInfo};
 use crate::results::{Class, Results};
 
@@ -257,11 +259,6 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
     let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
     ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
 }
 
 /// The run-level spread identical code shows: comparisons with nothing to find, whose changes
