@@ -82,3 +82,16 @@ fn a_worker_records_the_tree_state_it_is_given_not_the_checkout() {
     assert_eq!(run(None), ("unknown".to_string(), true));
     std::fs::remove_dir_all(&elsewhere).unwrap();
 }
+
+/// The names the runner checks before anything is built (`tdbench_contract::names`) are the
+/// worker's catalog: a lane or implementation added to one and not the other fails here.
+#[test]
+fn the_names_the_runner_checks_first_are_the_worker_s_catalog() {
+    use tdbench_contract::names;
+    let catalog = tdbench::worker::catalog();
+    assert_eq!(catalog.lanes, names::LANES);
+    assert_eq!(catalog.opt_in_lanes, names::OPT_IN_LANES);
+    assert_eq!(catalog.names(), names::IMPLEMENTATIONS);
+    let codecs: Vec<&str> = tdbench::registry::CODECS.iter().map(|c| c.name()).collect();
+    assert_eq!(codecs, names::CODECS);
+}

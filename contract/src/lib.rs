@@ -18,6 +18,7 @@ mod enums;
 mod in_app;
 mod job;
 pub mod library;
+pub mod names;
 mod result;
 
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};

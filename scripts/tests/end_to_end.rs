@@ -442,6 +442,8 @@ fn unknown_names_are_refused_with_the_valid_ones() -> Outcome {
     ensure!(stderr(&output).contains("valid: all, status"), "{}", stderr(&output));
     let output = run(&repo, &["--data", "status", "--serializer", "jsn"])?;
     ensure!(output.status.code() == Some(2) && stderr(&output).contains("unknown implementation `jsn`"), "{}", stderr(&output));
+    // Refused before anything is built (a typo waited 110 s for a fresh clone's first build).
+    ensure!(!stderr(&output).contains("building"), "refused only after building: {}", stderr(&output));
     Ok(())
 }
 

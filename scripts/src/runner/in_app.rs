@@ -15,7 +15,7 @@ use crate::cli::{self, Options};
 use crate::in_app;
 
 /// The codecs the in-app binary takes, in report order (`json` first: every speed-up is against it).
-pub const CODECS: &[&str] = &["json", "json-td", "json-value", "protobuf", "msgpack", "tl", "bincode"];
+pub const CODECS: &[&str] = tdbench_contract::names::CODECS;
 
 /// A process longer than this is stuck (each takes seconds).
 const TIME_LIMIT: Duration = Duration::from_secs(600);

@@ -107,6 +107,13 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::from(status.code().unwrap_or(2).clamp(0, 255) as u8));
     }
 
+    // Names first, before anything is built: a typo is refused in a second, not after a build.
+    let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let lanes = owned(&[tdbench_contract::names::LANES, tdbench_contract::names::OPT_IN_LANES].concat());
+    cli::select(cli::requested(&options.lanes), &lanes, "lane", "--data").map_err(environment)?;
+    let implementations = owned(tdbench_contract::names::IMPLEMENTATIONS);
+    cli::select(cli::requested(&options.implementations), &implementations, "implementation", "--serializer").map_err(environment)?;
+
     children::catch_signals();
     // Both folders are checked before anything is built or deleted.
     let output = absolute(&root, &options.output);
