@@ -156,6 +156,12 @@ pub struct Key {
     pub operation: Operation,
 }
 
+impl Key {
+    pub fn new(lane: &str, implementation: &str, operation: Operation) -> Key {
+        Key { lane: lane.to_string(), implementation: implementation.to_string(), operation }
+    }
+}
+
 impl std::fmt::Display for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}/{}", self.lane, self.implementation, self.operation)

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use tdbench_contract::{Compressed, ImplementationKind, Metric, Operation, Role};
 
-use crate::results::{Class, Results};
+use crate::results::{Class, Key, Results};
 
 pub use chart::{draw, draw_sizes};
 pub use markdown::{gate, render};
@@ -41,9 +41,9 @@ pub struct Figures<'a> {
     pub implementations: Vec<String>,
     /// TDLib round trips: their own table, with the empty call as floor.
     pub tdlib_implementations: Vec<String>,
-    cells: BTreeMap<(String, String, Operation), Cell>,
+    cells: BTreeMap<Key, Cell>,
     /// Each process's fastest batch, by sample index.
-    by_sample: BTreeMap<(String, String, Operation), BTreeMap<u32, f64>>,
+    by_sample: BTreeMap<Key, BTreeMap<u32, f64>>,
 }
 
 /// A ratio to `json` with its 95% interval.
@@ -60,11 +60,12 @@ const RESAMPLES: usize = 2000;
 
 impl<'a> Figures<'a> {
     pub fn of(results: &'a Results) -> Figures<'a> {
-        let mut fastest: BTreeMap<(String, String, Operation), (Vec<f64>, Cell)> = BTreeMap::new();
-        let mut by_sample: BTreeMap<(String, String, Operation), BTreeMap<u32, f64>> = BTreeMap::new();
+        let mut fastest: BTreeMap<Key, (Vec<f64>, Cell)> = BTreeMap::new();
+        let mut by_sample: BTreeMap<Key, BTreeMap<u32, f64>> = BTreeMap::new();
         for s in results.samples.iter().filter(|s| s.role == Role::Current) {
             for op in &s.operations {
-                let entry = fastest.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_insert_with(|| {
+                let key = Key::new(&s.lane, &s.implementation, op.operation);
+                let entry = fastest.entry(key.clone()).or_insert_with(|| {
                     (
                         Vec::new(),
                         Cell {
@@ -85,16 +86,15 @@ impl<'a> Figures<'a> {
                 }
                 let figure = op.stats.map_or(f64::NAN, |stats| stats.fastest);
                 entry.0.push(figure);
-                by_sample.entry((s.lane.clone(), s.implementation.clone(), op.operation)).or_default().insert(s.sample, figure);
+                by_sample.entry(key).or_default().insert(s.sample, figure);
             }
         }
         let cells = fastest
             .into_iter()
-            .map(|(key, (mut values, mut cell))| {
-                values.sort_by(f64::total_cmp);
-                // Counted only (`--measure instructions`): the cell has no ns/op.
-                cell.ns_per_op = if values.is_empty() { f64::NAN } else { values[values.len() / 2] };
+            .map(|(key, (values, mut cell))| {
                 cell.samples = values.len();
+                // The median process's; counted only (`--measure instructions`): no ns/op.
+                cell.ns_per_op = crate::median::upper_median(values).unwrap_or(f64::NAN);
                 (key, cell)
             })
             .collect();
@@ -104,7 +104,7 @@ impl<'a> Figures<'a> {
     }
 
     pub fn cell(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Cell> {
-        self.cells.get(&(lane.to_string(), implementation.to_string(), operation)).copied()
+        self.cells.get(&Key::new(lane, implementation, operation)).copied()
     }
 
     /// Whether the catalog says `implementation` measures `operation` (floors have one each:
@@ -147,7 +147,7 @@ impl<'a> Figures<'a> {
     /// does not move. The estimate is the median of those ratios; the interval a 95% bootstrap
     /// over them (seeded: the same results draw the same interval).
     pub fn speedup_interval(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Ratio> {
-        let key = |name: &str| (lane.to_string(), name.to_string(), operation);
+        let key = |name: &str| Key::new(lane, name, operation);
         let (json, this) = (self.by_sample.get(&key("json"))?, self.by_sample.get(&key(implementation))?);
         // Only the first look's passes ran both side by side; a later look or a confirmation
         // ran one implementation alone. A group timed by the backstop had fewer of them.
