@@ -22,7 +22,7 @@ const SHARED: [&str; 5] = ["schema_version", "nonce", "machine", "settings", "tr
 /// What a report keeps of a run, compact: every comparison, violation and note, all provenance,
 /// and each sample's figures and batch summary — not its list of batches, nor the fields it
 /// shares with the provenance. The batches stay in the run's own `results.json` and sample
-/// files, which a re-merge reads. A full default run's copy is 3.7 MB (at 01cb1b7); the whole one is
+/// files, which a re-merge reads. A full default run's copy is 3.1 MB (at 7bca109); the whole one is
 /// tens of MB.
 pub fn published_json(results: &Results) -> String {
     let mut value = serde_json::to_value(results).expect("results serialize");
