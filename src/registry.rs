@@ -5,11 +5,20 @@
 use tdbench_contract::{ImplementationKind, Operation};
 
 use crate::Codec;
-use crate::codecs::{bincode::Bincode, json::Json, json_td::JsonTd, json_value::JsonValue, msgpack::MsgPack, protobuf::Protobuf, tl::Tl};
+use crate::codecs::bincode::Bincode;
+use crate::codecs::json::Json;
+use crate::codecs::json_simd::JsonSimd;
+use crate::codecs::json_sonic::JsonSonic;
+use crate::codecs::json_td::JsonTd;
+use crate::codecs::json_value::JsonValue;
+use crate::codecs::msgpack::MsgPack;
+use crate::codecs::protobuf::Protobuf;
+use crate::codecs::tl::Tl;
 
 /// The codecs: `json` (the path being argued about) first, then the project's own TDLib JSON,
-/// then TDLib JSON the way the Rust bindings read it (through a `serde_json::Value`).
-pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &JsonValue, &Protobuf, &MsgPack, &Tl, &Bincode];
+/// then TDLib JSON the way the Rust bindings read it (through a `serde_json::Value`), then the
+/// two SIMD JSON libraries a Rust user would pick instead of serde_json, then the other formats.
+pub const CODECS: &[&dyn Codec] = &[&Json, &JsonTd, &JsonValue, &JsonSonic, &JsonSimd, &Protobuf, &MsgPack, &Tl, &Bincode];
 
 /// Reference operations that are not formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

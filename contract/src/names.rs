@@ -25,13 +25,15 @@ pub const LANES: &[&str] = &[
 pub const OPT_IN_LANES: &[&str] = &["startup"];
 
 /// The wire formats: what the in-app measurement and the report's headline compare.
-pub const CODECS: &[&str] = &["json", "json-td", "json-value", "protobuf", "msgpack", "tl", "bincode"];
+pub const CODECS: &[&str] = &["json", "json-td", "json-value", "json-sonic", "json-simd", "protobuf", "msgpack", "tl", "bincode"];
 
 /// Every implementation a worker measures: the codecs, the floors, the TDLib round trips.
 pub const IMPLEMENTATIONS: &[&str] = &[
     "json",
     "json-td",
     "json-value",
+    "json-sonic",
+    "json-simd",
     "protobuf",
     "msgpack",
     "tl",

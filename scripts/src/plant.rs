@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn every_codec_of_this_tree_can_be_planted_in() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        for codec in ["json", "json-td", "json-value", "protobuf", "msgpack", "tl", "bincode"] {
+        for &codec in tdbench_contract::names::CODECS {
             let text = std::fs::read_to_string(source(root, codec)).unwrap();
             for operation in [Operation::Encode, Operation::Decode] {
                 assert_eq!(text.matches(signature(operation).unwrap()).count(), 1, "{codec} {operation}");

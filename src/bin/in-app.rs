@@ -38,7 +38,7 @@ const ALLOCATOR_NAME: &str = "system";
 #[derive(Parser)]
 #[command(name = "in-app", after_help = "Exit status: 0 measured, 1 nothing measured (the reason on stderr), 2 usage.")]
 struct Cli {
-    /// The codec (json, json-td, json-value, protobuf, msgpack, tl, bincode)
+    /// The codec (json, json-td, json-value, json-sonic, json-simd, protobuf, msgpack, tl, bincode)
     #[arg(long, required_unless_present = "print_allocator")]
     implementation: Option<String>,
     /// Echoed into the result, so the runner can tell its files from stale ones

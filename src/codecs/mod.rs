@@ -3,6 +3,8 @@
 
 pub mod bincode;
 pub mod json;
+pub mod json_simd;
+pub mod json_sonic;
 pub mod json_td;
 pub mod json_value;
 pub mod msgpack;

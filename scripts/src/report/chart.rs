@@ -24,6 +24,9 @@ fn colour(implementation: &str, index: usize) -> RGBColor {
     match implementation {
         "json" => RGBColor(214, 39, 40),
         "json-td" => RGBColor(255, 127, 14),
+        "json-value" => RGBColor(140, 86, 75),
+        "json-sonic" => RGBColor(227, 119, 194),
+        "json-simd" => RGBColor(0, 0, 128),
         "protobuf" => RGBColor(31, 119, 180),
         "msgpack" => RGBColor(44, 160, 44),
         "tl" => RGBColor(148, 103, 189),
@@ -32,7 +35,7 @@ fn colour(implementation: &str, index: usize) -> RGBColor {
         "clone" => RGBColor(127, 127, 127),
         "validated-clone" => RGBColor(95, 95, 95),
         "memcpy" => RGBColor(60, 60, 60),
-        _ => [RGBColor(140, 86, 75), RGBColor(227, 119, 194), RGBColor(0, 0, 128)][index % 3],
+        _ => [RGBColor(255, 187, 120), RGBColor(152, 223, 138), RGBColor(197, 176, 213)][index % 3],
     }
 }
 
