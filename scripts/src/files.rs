@@ -1,6 +1,6 @@
 //! A merged run on disk: `results.json` (whole, atomically) and `summary.md` in the output
-//! folder; the published copy a report carries ([`published_json`]); and reading either back
-//! ([`read_results`]).
+//! folder; the published copy a report carries ([`published_json`], [`crate::published`]); and
+//! reading either back ([`read_results`]).
 
 use std::path::Path;
 
@@ -15,43 +15,30 @@ pub fn write_run(output: &Path, results: &Results) -> Result<(), String> {
     std::fs::write(output.join("summary.md"), crate::summary::markdown(results)).map_err(|e| format!("cannot write summary.md: {e}"))
 }
 
-/// Fields every sample shares with the run's provenance (the gate checked that they agree):
-/// the published copy leaves them out of each sample and [`read_results`] puts them back.
-const SHARED: [&str; 5] = ["schema_version", "nonce", "machine", "settings", "tree"];
-
-/// What a report keeps of a run, compact: every comparison, violation and note, all provenance,
-/// and each sample's figures and batch summary — not its list of batches, nor the fields it
-/// shares with the provenance. The batches stay in the run's own `results.json` and sample
-/// files, which a re-merge reads. A full default run's copy is 3.1 MB (at 7bca109); the whole one is
-/// tens of MB.
+/// What a report keeps of a run, compact and typed ([`crate::published`]): every comparison,
+/// violation, note and profile, all provenance, and each sample's figures — not its batches,
+/// which stay in the run's own `results.json` and sample files, which a re-merge reads.
 pub fn published_json(results: &Results) -> String {
-    let mut value = serde_json::to_value(results).expect("results serialize");
-    for sample in value["samples"].as_array_mut().into_iter().flatten() {
-        let Some(sample) = sample.as_object_mut() else { continue };
-        for key in SHARED {
-            sample.remove(key);
-        }
-        if let Some(corpus) = sample.get_mut("corpus").and_then(Value::as_object_mut) {
-            corpus.remove("sha256");
-        }
-        for op in sample.get_mut("operations").and_then(Value::as_array_mut).into_iter().flatten() {
-            if let Some(op) = op.as_object_mut() {
-                op.remove("batches_ns_per_op");
-            }
-        }
-    }
-    serde_json::to_string(&value).expect("results serialize")
+    serde_json::to_string(&crate::published::to_published(results)).expect("results serialize")
 }
 
-/// Reads a run's `results.json`, whole or published: the fields a published copy left out of
-/// each sample come back from the provenance.
+/// Fields each sample of a published copy older than [`crate::published`] left out, because
+/// they equal the run's provenance.
+const SHARED: [&str; 5] = ["schema_version", "nonce", "machine", "settings", "tree"];
+
+/// Reads a run's `results.json`, whole or published (as published now, or by older versions,
+/// which kept one object per sample and left out the fields it shares with the provenance).
 pub fn read_results(path: &Path) -> Result<Results, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if value.get("sample_runs").is_some() {
+        let published = serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))?;
+        return crate::published::from_published(published).map_err(|e| format!("{}: {e}", path.display()));
+    }
     let provenance = value["provenance"].clone();
     for sample in value["samples"].as_array_mut().into_iter().flatten() {
         let Some(sample) = sample.as_object_mut() else { continue };
-        if sample.contains_key("machine") {
+        if SHARED.iter().all(|key| sample.contains_key(*key)) {
             continue;
         }
         let tree =

@@ -4,7 +4,7 @@
 //!
 //! Data flows one way: [`cli`] → [`runner`] (builds, plans, counts, starts workers) → [`gate`]
 //! (reads the plan, the counts, the samples and the profiles, judges) → [`results`] →
-//! [`files`], [`summary`] and [`report`]. [`profile`] reads callgrind's output into the
+//! [`files`] (the published copy: [`published`]), [`summary`] and [`report`]. [`profile`] reads callgrind's output into the
 //! report's "Where the time goes". [`in_app`] merges and draws `./run.sh --in-app`. [`plant`]
 //! writes calibration's real changes into a scratch tree.
 
@@ -17,6 +17,7 @@ pub mod median;
 pub mod plan;
 pub mod plant;
 pub mod profile;
+pub mod published;
 pub mod report;
 pub mod results;
 pub mod runner;
