@@ -79,19 +79,9 @@ fn log_ratio(baseline: &Measured, current: &Measured) -> Option<f64> {
     let (b, c) = (&baseline.op.batches_ns_per_op, &current.op.batches_ns_per_op);
     let sum = |batches: &[f64]| batches.iter().sum::<f64>();
     let blocks: Vec<f64> = b.chunks_exact(block).zip(c.chunks_exact(block)).map(|(b, c)| (sum(c) / sum(b)).ln()).collect();
-    middle(blocks)
-}
-
-/// The median, the two middle values averaged when their number is even: an upper median
-/// would lean every in-process pair towards "slower".
-fn middle(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2]),
-        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
-    }
+    // The two middle values averaged on an even count: an upper median would lean every
+    // in-process pair towards "slower".
+    crate::median::median(blocks)
 }
 
 /// Log-ratios of the timed pairs of samples `keep` selects, paired by sample index.
