@@ -354,4 +354,3 @@ pub fn proof(kernel: &Kernel) -> Produced {
     };
     Produced { proof: Proof { sha256: hex(&hash.finalize()) }, encoded_bytes, compressed }
 }
-

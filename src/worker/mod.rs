@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tdbench_contract::{
-    BatchStats, Catalog, CorpusSummary, ImplementationInfo, Job, Operation, OperationResult, SCHEMA_VERSION, Settings,
-    TdlibStatus, Tree, WorkerResult,
+    BatchStats, Catalog, CorpusSummary, ImplementationInfo, Job, Operation, OperationResult, SCHEMA_VERSION, Settings, TdlibStatus, Tree,
+    WorkerResult,
 };
 
 use crate::corpus::{Corpus, lanes};

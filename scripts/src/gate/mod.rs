@@ -115,7 +115,9 @@ pub fn merge(output: &Path) -> Result<Results, String> {
 pub fn judge(plan: &Plan, mut samples: Vec<WorkerResult>, mut violations: Vec<Violation>) -> Results {
     // One order whatever order the files were read in: by lane, implementation and tree, counts
     // first. The published copy writes each such run of samples' shared figures once.
-    samples.sort_by(|a, b| (&a.lane, &a.implementation, a.role, !a.counted, a.sample).cmp(&(&b.lane, &b.implementation, b.role, !b.counted, b.sample)));
+    samples.sort_by(|a, b| {
+        (&a.lane, &a.implementation, a.role, !a.counted, a.sample).cmp(&(&b.lane, &b.implementation, b.role, !b.counted, b.sample))
+    });
     violations.extend(integrity::check_provenance(plan, &samples));
     violations.extend(integrity::check_contents(plan, &samples));
     violations.extend(integrity::check_pairing(plan, &samples));
