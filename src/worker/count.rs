@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tdbench_contract::{CountJob, ImplementationKind, Operation, OperationResult, SCHEMA_VERSION, Tree, WorkerResult, callgrind};
 
+use super::kernel::hex;
 use super::placement::output_buffer;
 use super::{Kernel, corpus_summary, kernels, load_lane, machine, measured_loop, proof};
 use crate::corpus::lanes;
@@ -194,10 +195,6 @@ fn count_instructions(job: &CountJob, lane: &str) -> Result<Vec<Count>, String> 
         counts.push(Count { implementation: implementation.into(), operation: operation.into(), instructions, profile });
     }
     Ok(counts)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A folder of its own under the system's temporary folder, removed when dropped. Its name has

@@ -11,7 +11,6 @@ use tdbench_contract::{Compressed, Operation, Proof};
 use tdbench_models::Object;
 use tdbench_models::validated::ValidatedClone;
 
-use super::hex;
 use super::placement::Placed;
 use crate::Codec;
 use crate::app::store::Store;
@@ -353,4 +352,9 @@ pub fn proof(kernel: &Kernel) -> Produced {
         _ => None,
     };
     Produced { proof: Proof { sha256: hex(&hash.finalize()) }, encoded_bytes, compressed }
+}
+
+/// Lowercase hex of a digest: proofs, the corpus hash and instruction profiles.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -29,6 +29,7 @@ use crate::corpus::{Corpus, lanes};
 use crate::registry::{self, Implementation};
 use crate::tdlib::{HOW_TO_ENABLE, Tdjson};
 use crate::validate::validate_payload;
+use kernel::hex;
 use placement::output_buffer;
 
 pub use kernel::{EchoCall, Kernel, Produced, STREAM_CHUNK, check_round_trips, kernels, measured_loop, proof};
@@ -46,10 +47,6 @@ pub fn write_result(path: Option<&Path>, json: &str) -> std::io::Result<()> {
             std::fs::write(&partial, json).and_then(|_| std::fs::rename(&partial, path))
         }
     }
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// SHA-256 over every payload of the corpus files: file, line and bytes (the start-up stream is
