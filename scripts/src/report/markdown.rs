@@ -197,7 +197,7 @@ pub fn render(figures: &Figures, in_app: Option<&InAppRun>) -> String {
     writeln!(
         out,
         "Size: mean encoded bytes per payload; gzip · zstd: the same, each payload's encoding compressed alone (gzip -6, what MTProto's `gzip_packed` carries; zstd -3); `size.png` draws them against `json`'s. MB/s and messages/s from ns/op. `vs json`: how many times faster than \
-         `json` (encode / decode). `vs floor`: encode ÷ a `memcpy` of the bytes that encoder writes (`memcpy` copies TDLib JSON, the floor of `json`, `json-td` and `json-value`; `memcpy-tl` copies `tl`'s bytes, and so on), decode ÷ `clone` (÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do) — how far from what no format can beat.\n"
+         `json` (encode / decode). `vs floor`: encode ÷ a `memcpy` of the bytes that encoder writes (`memcpy` copies TDLib JSON, the floor of every TDLib JSON codec; `memcpy-tl` copies `tl`'s bytes, and so on), decode ÷ `clone` (÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do) — how far from what no format can beat.\n"
     )
     .unwrap();
     let instructions = figures.has_instructions();
