@@ -8,8 +8,8 @@ use std::sync::Mutex;
 
 use tdbench_contract::{Catalog, Role, library};
 
+use super::failure::{Failure, environment};
 use super::relink::LinkCommand;
-use super::{Failure, environment};
 use crate::plan::{Build, MEASUREMENT_PROFILE, Slot, TreeInfo};
 
 /// A tree, where it builds, and what its worker says it can measure.

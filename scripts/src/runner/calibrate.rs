@@ -17,8 +17,9 @@ use std::process::ExitCode;
 use tdbench_contract::{Metric, Operation, Role, Verdict};
 use xshell::{Shell, cmd};
 
+use super::Session;
 use super::build::{self, Trees};
-use super::{Failure, Session, environment};
+use super::failure::{Failure, environment};
 // A median run, estimate or pair count is one that a run really had.
 use crate::median::upper_median as median;
 use crate::plan::{Build, Plan, TreeInfo};

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::{CountJob, Role, Stage, WorkerResult};
 
+use super::failure::{Failure, environment};
 use super::launch::{self, Launch};
-use super::{Failure, environment};
 use crate::plan::Slot;
 
 /// A counter process stuck this long is stopped (the largest lane takes seconds; the start-up

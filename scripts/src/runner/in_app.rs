@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use tdbench_contract::{InAppResult, Role, TreeState};
 
 use super::children::{self, Ended};
+use super::failure::{Failure, environment};
 use super::progress::Progress;
-use super::{Failure, environment};
 use crate::cli::{self, Options};
 use crate::in_app;
 

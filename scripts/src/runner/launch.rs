@@ -9,8 +9,8 @@ use tdbench_contract::{Job, PairedJob, PairedResult, Role, TreeState};
 
 use super::build::Trees;
 use super::children::{self, Ended};
+use super::failure::{Failure, environment};
 use super::progress::Progress;
-use super::{Failure, environment};
 use crate::plan::{Plan, Slot};
 
 /// What every worker of a run shares beyond the plan.

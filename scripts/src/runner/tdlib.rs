@@ -13,7 +13,7 @@ use std::process::Command;
 use tdbench_contract::{Catalog, ImplementationKind, Measure};
 
 use super::build::{Built, listed};
-use super::{Failure, environment};
+use super::failure::{Failure, environment};
 use crate::cli::{self, Options};
 
 /// Whether the run would measure a TDLib round trip: one is selected (by name or as all) on a
