@@ -3,6 +3,9 @@
 //! builds they share. Scenarios that need valgrind or libtdjson report as ignored, with the
 //! reason, where the machine lacks them — and fail instead when `CI` is set, where `.ci/run`
 //! installs both.
+//!
+//! One file past 600 lines on purpose: the scenarios share one repository and its two builds,
+//! and run in order on them; one file is one such run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -4,6 +4,10 @@
 //! Values are built as models and written with the canonical TDLib JSON writer, except the
 //! escape files, whose lines are typed out here by hand so the writer is checked against them
 //! rather than the other way round.
+//!
+//! One file past 600 lines on purpose: it is one recipe, whose builders share the seeded [`Rng`]
+//! and call one another in a fixed order; the order of the calls is the corpus's bytes, so
+//! splitting it would scatter what must be read, and changed, as one.
 
 use tdbench_models::*;
 
