@@ -4,15 +4,15 @@
 //!
 //! Data flows one way: [`cli`] → [`runner`] (builds, plans, counts, starts workers) → [`gate`]
 //! (reads the plan, the counts, the samples and the profiles, judges) → [`results`] →
-//! [`files`] (the published copy: [`published`]), [`summary`] and [`report`]. [`profile`] reads callgrind's output into the
-//! report's "Where the time goes". [`in_app`] merges and draws `./run.sh --in-app`. [`plant`]
-//! writes calibration's real changes into a scratch tree.
+//! [`files`] (the published copy: [`published`]), [`summary`] and [`report`]. [`profile`] reads
+//! callgrind's output into the report's "Where the time goes". `./run.sh --in-app` is merged by
+//! [`gate::in_app`] and drawn by [`report::in_app`]. [`plant`] writes calibration's real changes
+//! into a scratch tree. [`median`] is the one statistics toolbox's medians.
 
 pub mod cli;
 pub mod files;
 pub mod gate;
 pub mod git;
-pub mod in_app;
 pub mod median;
 pub mod plan;
 pub mod plant;

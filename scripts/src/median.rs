@@ -12,6 +12,11 @@ pub fn median(mut values: Vec<f64>) -> Option<f64> {
     }
 }
 
+/// [`median`], NaN when empty: for a figure a table shows (an empty cell prints as such).
+pub fn median_or_nan(values: Vec<f64>) -> f64 {
+    median(values).unwrap_or(f64::NAN)
+}
+
 /// The upper of the two middle values (the middle one of an odd count): a value one of them
 /// really had. For a figure shown as "the median process's" (a sample's time, a comparison's
 /// detectable change), which should be one that was measured. `None` when empty.

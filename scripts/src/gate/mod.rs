@@ -21,6 +21,7 @@ pub mod counts;
 mod determinism;
 mod disagreement;
 mod format;
+pub mod in_app;
 mod instructions;
 mod integrity;
 mod latency;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use tdbench_contract::Operation;
 
 use super::{Cell, Figures};
-use crate::in_app::InAppRun;
+use crate::gate::in_app::InAppRun;
 use crate::summary;
 
 fn ns(x: f64) -> String {
@@ -81,7 +81,7 @@ fn the_answer(figures: &Figures, in_app: Option<&InAppRun>) -> String {
         writeln!(out).unwrap();
     }
     if let Some(run) = in_app {
-        out += &crate::in_app::headline(run);
+        out += &super::in_app::headline(run);
     }
     out
 }

@@ -7,6 +7,7 @@
 //! machine; the report says so.
 
 pub mod chart;
+pub mod in_app;
 mod markdown;
 
 use std::collections::BTreeMap;
@@ -206,16 +207,12 @@ fn bootstrap(ratios: Vec<f64>) -> Option<Ratio> {
                     ratios[(rng % ratios.len() as u64) as usize]
                 })
                 .collect();
-            median(drawn)
+            crate::median::median_or_nan(drawn)
         })
         .collect();
     medians.sort_by(f64::total_cmp);
     let at = |q: f64| medians[((q * RESAMPLES as f64) as usize).min(RESAMPLES - 1)];
-    Some(Ratio { estimate: median(ratios), low: at(0.025), high: at(0.975) })
-}
-
-fn median(values: Vec<f64>) -> f64 {
-    crate::median::median(values).unwrap_or(f64::NAN)
+    Some(Ratio { estimate: crate::median::median_or_nan(ratios), low: at(0.025), high: at(0.975) })
 }
 
 /// Writes the report files into `dir`.
@@ -227,9 +224,9 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     // published report without a re-run. The report leads with its figures too.
     let in_app = match std::fs::read_to_string(dir.join("in-app.json")) {
         Ok(text) => {
-            let run: crate::in_app::InAppRun =
+            let run: crate::gate::in_app::InAppRun =
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("in-app.json").display()))?;
-            crate::files::write_atomically(&dir.join("in-app.md"), &crate::in_app::render(&run))?;
+            crate::files::write_atomically(&dir.join("in-app.md"), &in_app::render(&run))?;
             Some(run)
         }
         Err(_) => None,

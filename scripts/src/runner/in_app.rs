@@ -12,7 +12,7 @@ use super::children::{self, Ended};
 use super::failure::{Failure, environment};
 use super::progress::Progress;
 use crate::cli::{self, Options};
-use crate::in_app;
+use crate::gate::in_app;
 
 /// The codecs the in-app binary takes, in report order (`json` first: every speed-up is against it).
 pub const CODECS: &[&str] = tdbench_contract::names::CODECS;
@@ -175,7 +175,7 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
 
     let merged = in_app::merge(command, &nonce, &slots, samples).map_err(|m| Failure { code: 1, message: format!("in-app: {m}") })?;
     let json = serde_json::to_string_pretty(&merged).expect("in-app results serialize");
-    let markdown = in_app::render(&merged);
+    let markdown = crate::report::in_app::render(&merged);
     for (name, text) in [("in-app.json", &json), ("in-app.md", &markdown)] {
         crate::files::write_atomically(&folder.join(name), text).map_err(environment)?;
     }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use tdbench_contract::InAppResult;
 
-use super::{InAppRun, REFERENCE, Row, Spread, ranking, separated_flips};
+use crate::gate::in_app::{InAppRun, REFERENCE, Row, Spread, ranking, separated_flips};
 
 fn mb(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)

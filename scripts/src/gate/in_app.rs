@@ -1,12 +1,9 @@
 //! The in-app figures: the `in-app` processes' results checked against one another and merged
 //! into one table per question — how fast each format fills an app's store, how much of its
 //! corpus speed-up survives there, what the heap holds, and how late a 60 Hz ticker runs beside
-//! it. Read only from files, like the rest of the report. Merged here; drawn as the report's
-//! section "In the app" and its headline in [`render`].
-
-mod render;
-
-pub use render::{headline, render};
+//! it. Read only from files, like the rest of the report. Checked and merged here, in the
+//! gate's room; drawn as the report's section "In the app" and its headline by
+//! [`crate::report::in_app`].
 
 use std::collections::BTreeMap;
 
@@ -169,7 +166,7 @@ fn host(allocator: &str, samples: Vec<&InAppResult>) -> Host {
         }
         by_implementation.entry(&sample.implementation).or_default().push(sample);
     }
-    let pass_median = |passes: &[f64]| median(passes.to_vec());
+    let pass_median = |passes: &[f64]| crate::median::median_or_nan(passes.to_vec());
     let by_slot: BTreeMap<(&str, u32), &InAppResult> = samples.iter().map(|s| ((s.implementation.as_str(), s.sample), *s)).collect();
     let speedup = |name: &str, pick: fn(&InAppResult) -> &[f64]| -> Option<Spread> {
         let reference = by_implementation.get(REFERENCE)?;
@@ -181,8 +178,8 @@ fn host(allocator: &str, samples: Vec<&InAppResult>) -> Host {
         .iter()
         .map(|&name| {
             let runs = &by_implementation[name];
-            let corpus = median(runs.iter().map(|r| pass_median(&r.corpus.pass_ns_per_update)).collect()) / 1e3;
-            let in_situ = median(runs.iter().map(|r| pass_median(&r.in_situ.pass_ns_per_update)).collect()) / 1e3;
+            let corpus = crate::median::median_or_nan(runs.iter().map(|r| pass_median(&r.corpus.pass_ns_per_update)).collect()) / 1e3;
+            let in_situ = crate::median::median_or_nan(runs.iter().map(|r| pass_median(&r.in_situ.pass_ns_per_update)).collect()) / 1e3;
             let seconds = in_situ * 1e-6 * runs[0].stream.updates as f64;
             Row {
                 implementation: name.to_string(),
@@ -194,8 +191,9 @@ fn host(allocator: &str, samples: Vec<&InAppResult>) -> Host {
                 in_situ_wire_mb_per_s: runs[0].stream.encoded_bytes as f64 / 1e6 / seconds,
                 corpus_allocations_per_update: runs[0].corpus.allocations_per_update,
                 in_situ_allocations_per_update: runs[0].in_situ.allocations_per_update,
-                peak_heap_bytes: median(runs.iter().map(|r| r.in_situ.peak_heap_bytes as f64).collect()) as u64,
-                retained_heap_bytes: median(runs.iter().map(|r| r.in_situ.retained_heap_bytes as f64).collect()) as u64,
+                peak_heap_bytes: crate::median::median_or_nan(runs.iter().map(|r| r.in_situ.peak_heap_bytes as f64).collect()) as u64,
+                retained_heap_bytes: crate::median::median_or_nan(runs.iter().map(|r| r.in_situ.retained_heap_bytes as f64).collect())
+                    as u64,
                 corpus_speedup: speedup(name, |r| &r.corpus.pass_ns_per_update),
                 in_situ_speedup: speedup(name, |r| &r.in_situ.pass_ns_per_update),
                 ticker_busy: ticker(runs.iter().map(|r| &r.ticker_busy)),
@@ -206,7 +204,7 @@ fn host(allocator: &str, samples: Vec<&InAppResult>) -> Host {
 }
 
 /// Formats fastest first by `time`.
-fn ranking(host: &Host, time: fn(&Row) -> f64) -> Vec<&str> {
+pub(crate) fn ranking(host: &Host, time: fn(&Row) -> f64) -> Vec<&str> {
     let mut rows: Vec<&Row> = host.rows.iter().collect();
     rows.sort_by(|a, b| time(a).total_cmp(&time(b)));
     rows.iter().map(|r| r.implementation.as_str()).collect()
@@ -218,7 +216,7 @@ fn process_range(run: &InAppRun, allocator: &str, implementation: &str, pass: fn
         .samples
         .iter()
         .filter(|s| s.allocator == allocator && s.implementation == implementation)
-        .map(|s| median(pass(s).to_vec()) / 1e3)
+        .map(|s| crate::median::median_or_nan(pass(s).to_vec()) / 1e3)
         .collect();
     (!medians.is_empty()).then(|| (medians.iter().copied().fold(f64::INFINITY, f64::min), medians.iter().copied().fold(0.0, f64::max)))
 }
@@ -226,7 +224,7 @@ fn process_range(run: &InAppRun, allocator: &str, implementation: &str, pass: fn
 /// Pairs of formats whose order flips between two hosts with room to spare: under one, every
 /// process of the first was faster than every process of the second, under the other the
 /// reverse. A flip of two medians inside each other's process spread is noise, not a ranking.
-fn separated_flips(run: &InAppRun, pass: fn(&InAppResult) -> &[f64]) -> Vec<String> {
+pub(crate) fn separated_flips(run: &InAppRun, pass: fn(&InAppResult) -> &[f64]) -> Vec<String> {
     let mut flips = Vec::new();
     let hosts = &run.hosts;
     let names: Vec<&str> = hosts[0].rows.iter().map(|r| r.implementation.as_str()).collect();
@@ -254,20 +252,16 @@ fn ticker<'a>(runs: impl Iterator<Item = &'a tdbench_contract::Lateness>) -> Tic
     let runs: Vec<_> = runs.collect();
     Ticker {
         ticks: runs.iter().map(|l| l.ticks).sum(),
-        p50_us: median(runs.iter().map(|l| l.p50_us).collect()),
-        p99_us: median(runs.iter().map(|l| l.p99_us).collect()),
+        p50_us: crate::median::median_or_nan(runs.iter().map(|l| l.p50_us).collect()),
+        p99_us: crate::median::median_or_nan(runs.iter().map(|l| l.p99_us).collect()),
         max_us: runs.iter().map(|l| l.max_us).fold(0.0, f64::max),
     }
-}
-
-fn median(values: Vec<f64>) -> f64 {
-    crate::median::median(values).unwrap_or(f64::NAN)
 }
 
 fn spread(values: Vec<f64>) -> Spread {
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Spread { median: median(values), low, high }
+    Spread { median: crate::median::median_or_nan(values), low, high }
 }
 
 #[cfg(test)]
@@ -275,6 +269,8 @@ mod tests {
     use tdbench_contract::{DecodePass, Lateness, StoreSummary, StreamSummary, Tree};
 
     use super::*;
+    // The merge's tests check what the report draws of it too: the merged figures in words.
+    use crate::report::in_app::render;
 
     fn sample(implementation: &str, sample: u32, corpus_ns: f64, in_situ_ns: f64) -> InAppResult {
         let pass = |ns: f64| DecodePass {
