@@ -22,25 +22,68 @@ pub mod tl;
 pub mod utf8;
 pub mod validated;
 
-/// The generated models. Never edited by hand: change the schema or `tl-gen` instead. Lints are
-/// for hand-written code: generated code is regular by construction (`x | 0`, one-arm matches).
+/// The generated models of one schema, from the folder `build.rs` wrote them to. Never edited
+/// by hand: change the schema or `tl-gen` instead. Lints are for hand-written code: generated
+/// code is regular by construction (`x | 0`, one-arm matches).
+macro_rules! generated_models {
+    ($folder:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/types.rs"));
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/serde_impls.rs"));
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/tl_impls.rs"));
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/td_json_impls.rs"));
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/validated_impls.rs"));
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/proto_impls.rs"));
+    };
+}
+
 #[allow(clippy::all)]
 mod generated {
-    include!(concat!(env!("OUT_DIR"), "/types.rs"));
-    include!(concat!(env!("OUT_DIR"), "/serde_impls.rs"));
-    include!(concat!(env!("OUT_DIR"), "/tl_impls.rs"));
-    include!(concat!(env!("OUT_DIR"), "/td_json_impls.rs"));
-    include!(concat!(env!("OUT_DIR"), "/validated_impls.rs"));
-    include!(concat!(env!("OUT_DIR"), "/proto_impls.rs"));
+    generated_models!("current");
 }
 
 pub use generated::*;
+
+/// Models of other schema releases, for the schema-skew measurement (crate `tdbench-skew`): only
+/// with the `schema-skew` feature, so the measured build never compiles them.
+#[cfg(feature = "schema-skew")]
+#[allow(clippy::all)]
+pub mod skew {
+    /// `schema/td_api-1.8.65.tl`, protobuf numbered by the committed map.
+    pub mod v1_8_65 {
+        generated_models!("v1_8_65");
+        pub const SCHEMA: &str = include_str!("../schema/td_api-1.8.65.tl");
+    }
+
+    /// The models' own schema (1.8.66) with protobuf numbered by declaration order, as before
+    /// the number map: the "numbered by position" side of the skew table.
+    pub mod v1_8_66_by_position {
+        generated_models!("v1_8_66_by_position");
+        pub const SCHEMA: &str = include_str!("../schema/td_api.tl");
+    }
+
+    /// The known cases (`testdata/skew/`): a few real declarations of 1.8.65 and of 1.8.66 that
+    /// append, insert, rename, widen, add and remove, for the skew tests.
+    pub mod known_1_8_65 {
+        generated_models!("known_1_8_65");
+        pub const SCHEMA: &str = include_str!("../testdata/skew/known-1.8.65.tl");
+    }
+
+    pub mod known_1_8_66 {
+        generated_models!("known_1_8_66");
+        pub const SCHEMA: &str = include_str!("../testdata/skew/known-1.8.66.tl");
+    }
+
+    pub mod known_1_8_66_by_position {
+        generated_models!("known_1_8_66_by_position");
+        pub const SCHEMA: &str = include_str!("../testdata/skew/known-1.8.66.tl");
+    }
+}
 
 /// TDLib's base64 for `bytes`: the standard alphabet, padded.
 pub(crate) const TDLIB_BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// The `.proto` file describing the protobuf encoding, as generated from the schema.
-pub const PROTO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/td_api.proto"));
+pub const PROTO_FILE: &str = include_str!(concat!(env!("OUT_DIR"), "/current/td_api.proto"));
 
 /// The project's schema text.
 pub const SCHEMA: &str = include_str!("../schema/td_api.tl");

@@ -1,12 +1,14 @@
 //! `prost::Message` impls on the shared model structs, and oneof glue for abstract types, so
 //! prost encodes the very values the other formats do (no parallel prost-build model to convert).
-//! The mapping is the one `emit_proto_file` writes down: field numbers are declaration order,
-//! an abstract type is a message holding one `oneof`, proto3 implicit presence for scalars.
+//! The mapping is the one `emit_proto_file` writes down: field and oneof numbers come from the
+//! [`Numbering`] (declaration order, or the committed map), an abstract type is a message holding
+//! one `oneof`, proto3 implicit presence for scalars.
 
 use std::fmt::Write;
 
 use crate::GenError;
 use crate::model::{Kind, Model, Target};
+use crate::numbering::Numbering;
 
 /// The protobuf scalar type of a TL scalar kind; also the name of prost's encoding module for it.
 pub fn proto_scalar(kind: &Kind) -> Option<&'static str> {
@@ -37,7 +39,7 @@ struct FieldCode {
     len: String,
 }
 
-fn field_code(kind: &Kind, tag: usize, name: &str, owner: &str) -> Result<FieldCode, GenError> {
+fn field_code(kind: &Kind, tag: u32, name: &str, owner: &str) -> Result<FieldCode, GenError> {
     let p = "prost::encoding";
     let place = format!("self.{name}");
     Ok(match kind {
@@ -94,14 +96,15 @@ fn field_code(kind: &Kind, tag: usize, name: &str, owner: &str) -> Result<FieldC
     })
 }
 
-pub fn emit(model: &Model) -> Result<String, GenError> {
+pub fn emit(model: &Model, numbering: Numbering) -> Result<String, GenError> {
     let mut out = String::new();
     for s in &model.structs {
+        let tags = s.fields.iter().enumerate().map(|(i, f)| numbering.number(&s.tl_name, &f.tl_name, i)).collect::<Result<Vec<_>, _>>()?;
         let codes = s
             .fields
             .iter()
-            .enumerate()
-            .map(|(i, f)| field_code(&f.kind, i + 1, &f.rust_name, &s.tl_name))
+            .zip(&tags)
+            .map(|(f, tag)| field_code(&f.kind, *tag, &f.rust_name, &s.tl_name))
             .collect::<Result<Vec<_>, _>>()?;
         writeln!(out, "impl prost::Message for {} {{", s.rust_name).unwrap();
         writeln!(out, "    fn encode_raw(&self, buf: &mut impl prost::bytes::BufMut) {{").unwrap();
@@ -114,8 +117,8 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
         writeln!(out, "    }}\n").unwrap();
         writeln!(out, "    fn merge_field(&mut self, tag: u32, wire_type: prost::encoding::WireType, buf: &mut impl prost::bytes::Buf, ctx: prost::encoding::DecodeContext) -> Result<(), prost::DecodeError> {{").unwrap();
         writeln!(out, "        match tag {{").unwrap();
-        for (i, c) in codes.iter().enumerate() {
-            writeln!(out, "            {} => {},", i + 1, c.merge).unwrap();
+        for (tag, c) in tags.iter().zip(&codes) {
+            writeln!(out, "            {tag} => {},", c.merge).unwrap();
         }
         writeln!(out, "            _ => prost::encoding::skip_field(wire_type, tag, buf, ctx),").unwrap();
         writeln!(out, "        }}\n    }}\n").unwrap();
@@ -129,25 +132,30 @@ pub fn emit(model: &Model) -> Result<String, GenError> {
     }
 
     for sum in model.sum_types() {
-        let variants: Vec<&str> = sum.variants.iter().map(|(v, _)| *v).collect();
+        let variants: Vec<(&str, u32)> = sum
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, (v, s))| Ok((*v, numbering.number(sum.tl_name, &s.tl_name, i)?)))
+            .collect::<Result<_, GenError>>()?;
         writeln!(out, "impl crate::proto::ProtoOneof for {} {{", sum.rust_name).unwrap();
         writeln!(out, "    fn encode_variant(&self, buf: &mut impl prost::bytes::BufMut) {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
-        for (i, v) in variants.iter().enumerate() {
-            writeln!(out, "            Self::{v}(value) => prost::encoding::message::encode({}, value, buf),", i + 1).unwrap();
+        for (v, tag) in &variants {
+            writeln!(out, "            Self::{v}(value) => prost::encoding::message::encode({tag}, value, buf),").unwrap();
         }
         writeln!(out, "        }}\n    }}\n").unwrap();
         writeln!(out, "    fn variant_encoded_len(&self) -> usize {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
-        for (i, v) in variants.iter().enumerate() {
-            writeln!(out, "            Self::{v}(value) => prost::encoding::message::encoded_len({}, value),", i + 1).unwrap();
+        for (v, tag) in &variants {
+            writeln!(out, "            Self::{v}(value) => prost::encoding::message::encoded_len({tag}, value),").unwrap();
         }
         writeln!(out, "        }}\n    }}\n").unwrap();
         writeln!(out, "    fn merge_variant(slot: &mut Option<Self>, tag: u32, wire_type: prost::encoding::WireType, buf: &mut impl prost::bytes::Buf, ctx: prost::encoding::DecodeContext) -> Result<(), prost::DecodeError> {{").unwrap();
         writeln!(out, "        match tag {{").unwrap();
-        for (i, v) in variants.iter().enumerate() {
+        for (v, tag) in &variants {
             // Protobuf merges a repeated oneof member into the value already there.
-            writeln!(out, "            {} => {{", i + 1).unwrap();
+            writeln!(out, "            {tag} => {{").unwrap();
             writeln!(
                 out,
                 "                let mut value = match slot.take() {{ Some(Self::{v}(value)) => value, _ => Default::default() }};"

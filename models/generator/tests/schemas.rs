@@ -14,7 +14,7 @@ const FULL_SCHEMA: &str = "../testdata/td_api_full.tl";
 fn project_schema_generates_every_part() {
     let text = read("../schema/td_api.tl");
     let definitions = tl_parser::parse_schema(&text).unwrap();
-    let generated = tl_gen::generate(&definitions, "schema").unwrap();
+    let generated = tl_gen::generate(&definitions, "schema", tl_gen::Numbering::ByPosition).unwrap();
     assert!(generated.types.contains("pub struct UpdateNewMessage {"));
     assert!(generated.types.contains("pub enum MessageSender {"));
     assert!(generated.types.contains("crate::absent_type!(LinkPreview, \"linkPreview\");"));
@@ -39,7 +39,7 @@ fn project_schema_lines_are_upstream_lines() {
 fn whole_upstream_schema_generates() {
     let text = read(FULL_SCHEMA);
     let definitions = tl_parser::parse_schema(&text).unwrap();
-    let generated = tl_gen::generate(&definitions, "td_api.tl").expect("models, serde and TL generate");
+    let generated = tl_gen::generate(&definitions, "td_api.tl", tl_gen::Numbering::ByPosition).expect("models, serde and TL generate");
     let structs = generated.types.matches("\npub struct ").count() + generated.types.starts_with("pub struct") as usize;
     assert!(structs > 1500, "{structs} structs");
     assert!(generated.tl.contains("impl crate::tl::TlObject for ChatTypeSupergroup {"));
