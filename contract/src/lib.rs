@@ -20,6 +20,7 @@ mod job;
 pub mod library;
 pub mod names;
 mod result;
+pub mod skew;
 
 pub use catalog::{Catalog, ImplementationInfo, ImplementationKind, TdlibStatus};
 pub use count::CountJob;
