@@ -160,6 +160,16 @@ pub struct Options {
     /// where the ranking of formats changes between them
     #[arg(long, value_name = "ALLOCATORS", value_delimiter = ',', default_value = "system", requires = "in_app", value_parser = ["system", "mimalloc", "jemalloc"])]
     pub allocator: Vec<String>,
+    /// Instead of comparing trees: the schema-skew measurement of the current tree. Each format
+    /// (protobuf twice: numbered by position, and by the committed number map) writes the lanes
+    /// of --data with TDLib 1.8.66's models and reads them with 1.8.65's, and back, in a fresh
+    /// process per format; per format and direction, the outcome (read correctly, refused, or
+    /// wrong values without an error, and which fields) and the skewed read's decode time and
+    /// allocations against the same-release read of the same payloads. Writes
+    /// OUTPUT/schema-skew/schema-skew.md and .json; with --publish, also report/schema-skew.md,
+    /// shown in report/README.md
+    #[arg(long, conflicts_with_all = ["calibrate", "validate_only", "no_baseline", "in_app"])]
+    pub schema_skew: bool,
     /// Validate the corpus with every implementation and stop
     #[arg(long)]
     pub validate_only: bool,
@@ -236,6 +246,7 @@ impl Options {
             && !self.no_tdlib
             && self.calibrate.is_none()
             && !self.in_app
+            && !self.schema_skew
     }
 
     /// Whether latency pairs may share a process: timed, against a baseline.

@@ -9,6 +9,7 @@
 pub mod chart;
 pub mod in_app;
 mod markdown;
+pub mod skew;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -242,6 +243,15 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
         readme += "\n";
         readme += &in_app;
     }
+    // And the schema-skew measurement (`./run.sh --schema-skew --publish`), redrawn from its
+    // results like the in-app section.
+    if let Ok(text) = std::fs::read_to_string(dir.join("schema-skew.json")) {
+        let run: skew::SkewRun = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", dir.join("schema-skew.json").display()))?;
+        let section = skew::render(&run);
+        crate::files::write_atomically(&dir.join("schema-skew.md"), &section)?;
+        readme += "\n";
+        readme += &section;
+    }
     std::fs::write(dir.join("README.md"), readme).map_err(|e| format!("cannot write README.md: {e}"))?;
     std::fs::write(dir.join("gate.md"), gate(&figures)).map_err(|e| format!("cannot write gate.md: {e}"))?;
     draw(&figures, &dir.join("throughput.png"))?;
@@ -251,7 +261,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
 
 /// Files of a published report that other steps write (the calibration, the in-app
 /// measurement): a publish carries them over into the new report.
-const KEPT_ACROSS_PUBLISHES: [&str; 3] = ["calibration.md", "in-app.json", "in-app.md"];
+const KEPT_ACROSS_PUBLISHES: [&str; 5] = ["calibration.md", "in-app.json", "in-app.md", "schema-skew.json", "schema-skew.md"];
 
 /// Publishes into `dir` whole: the new report is drawn by `fill` into a sibling folder that
 /// starts with the files [`KEPT_ACROSS_PUBLISHES`], then swapped in by two renames (the old

@@ -18,6 +18,7 @@ mod output;
 mod progress;
 mod relink;
 mod select;
+mod skew;
 mod tdlib;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -123,6 +124,11 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         lock::Lock::take(&root.join(CHECKOUT_LOCK), &format!("this checkout's baseline worktree and build folders ({})", root.display()))
             .map_err(environment)?;
     let _output = lock::Lock::take(&output.join("LOCK"), &output.display().to_string()).map_err(environment)?;
+    if options.schema_skew {
+        let command = std::iter::once("./run.sh".to_string()).chain(args).collect();
+        skew::run(&root, &output, options, command, options.publish.then(|| root.join("report")))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if options.in_app {
         let command = std::iter::once("./run.sh".to_string()).chain(args).collect();
         in_app::run(&root, &output, options, command, options.publish.then(|| root.join("report")))?;
