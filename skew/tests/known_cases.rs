@@ -123,18 +123,8 @@ fn every_format_and_direction_gives_its_known_outcome_on_each_case() {
     for (name, old_reads_new, new_reads_old) in EXPECTED {
         let format = Format::parse(name).unwrap();
         let (got_old_reads_new, got_new_reads_old) = table(format);
-        assert_eq!(
-            got_old_reads_new,
-            *old_reads_new,
-            "{name}, old reads new ({:?})",
-            new_values().iter().map(|v| v.0).collect::<Vec<_>>()
-        );
-        assert_eq!(
-            got_new_reads_old,
-            *new_reads_old,
-            "{name}, new reads old ({:?})",
-            old_values().iter().map(|v| v.0).collect::<Vec<_>>()
-        );
+        assert_eq!(got_old_reads_new, *old_reads_new, "{name}, old reads new ({:?})", new_values().iter().map(|v| v.0).collect::<Vec<_>>());
+        assert_eq!(got_new_reads_old, *new_reads_old, "{name}, new reads old ({:?})", old_values().iter().map(|v| v.0).collect::<Vec<_>>());
     }
 }
 

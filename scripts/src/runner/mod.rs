@@ -9,6 +9,7 @@
 mod build;
 mod calibrate;
 mod children;
+mod common_corpus;
 mod count;
 mod failure;
 mod in_app;
@@ -176,6 +177,19 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     }
     let mut left_out = left_out;
     let counted_roles = counted_roles(&trees, options, &mut left_out);
+    // A change that upgrades the schema: both trees measure the lines both schemas declare alike.
+    let corpus = match &trees.baseline {
+        Some(baseline) => {
+            let common =
+                common_corpus::common(&root.join("corpus"), &root, Path::new(&baseline.info.path), &output).map_err(environment)?;
+            for note in &common.left_out {
+                eprintln!("{note}");
+            }
+            left_out.extend(common.left_out);
+            common.dir
+        }
+        None => root.join("corpus"),
+    };
 
     let rounds = options.rounds();
     let catalog: Vec<ImplementationInfo> =
@@ -210,7 +224,7 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
             .flat_map(|lane| plan::count_slots(lane, &countable_entries(&entries[lane], &counted_roles, &trees), COUNTS))
             .collect(),
     };
-    let session = Session { trees: &trees, entries: &entries, corpus: root.join("corpus"), ci: options.ci };
+    let session = Session { trees: &trees, entries: &entries, corpus, ci: options.ci };
     if let Some(rounds) = options.calibrate {
         let how = calibrate::Calibrating {
             root: &root,
