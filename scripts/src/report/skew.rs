@@ -157,3 +157,61 @@ pub fn render(run: &SkewRun) -> String {
     .unwrap();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tdbench_contract::skew::{Cost, Survey};
+
+    fn survey(lane: &str, direction: &str, tally: Tally, cost: Option<Cost>) -> Survey {
+        Survey { lane: lane.into(), format: "bincode".into(), direction: direction.into(), unwritable: 0, tally, cost }
+    }
+
+    /// Seeded pairs whose skewed read is 10% slower, with noise that hits both alike.
+    fn ten_percent_slower() -> Cost {
+        let mut state = 7u64;
+        let pairs = (0..20)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let same = 100.0 * (1.0 + (state >> 40) as f64 / (1u64 << 24) as f64 * 0.2);
+                (same, same * 1.10)
+            })
+            .collect();
+        Cost { payloads: 8, pairs, allocations: (4.4, 4.0), bytes: (1158.0, 363.0) }
+    }
+
+    #[test]
+    fn the_section_sums_lanes_names_wrong_fields_and_gives_the_cost_with_its_interval() {
+        let refused = Tally { refused: 8, first_error: Some("UnexpectedVariant | at byte 3".into()), ..Tally::default() };
+        let wrong =
+            Tally { correct: 40, wrong: 2, wrong_fields: [("message.chat_id".to_string(), 2)].into_iter().collect(), ..Tally::default() };
+        let run = SkewRun {
+            command: vec!["./run.sh".into(), "--schema-skew".into()],
+            commit: "0123456789abcdef".into(),
+            dirty: false,
+            machine: "test machine".into(),
+            results: vec![SkewResult {
+                format: "bincode".into(),
+                older: "TDLib 1.8.65".into(),
+                newer: "TDLib 1.8.66".into(),
+                surveys: vec![
+                    survey("message", "old reads new", refused.clone(), Some(ten_percent_slower())),
+                    survey("mix", "old reads new", wrong, None),
+                    survey("message", "new reads old", refused, None),
+                ],
+            }],
+        };
+        let text = render(&run);
+        assert!(text.contains("## Schema skew: TDLib 1.8.65 ↔ TDLib 1.8.66"), "{text}");
+        assert!(
+            text.contains("| bincode | old reads new | **wrong values, no error** | 40 / 8 / 2 | `message.chat_id` (2) |"),
+            "a silent misread in one lane outweighs the refusals of another:\n{text}"
+        );
+        assert!(text.contains("| bincode | new reads old | refused | 0 / 8 / 0 | UnexpectedVariant \\| at byte 3 |"), "{text}");
+        let row = text.lines().find(|l| l.starts_with("| bincode | old reads new | `message` |")).expect("a cost row");
+        let ratio: f64 = row.split(" | ").nth(3).and_then(|c| c.split('×').next()).and_then(|r| r.parse().ok()).expect("a ratio");
+        assert!((ratio - 1.10).abs() < 0.005, "{row}");
+        assert!(row.contains("4.4 → 4.0") && row.contains("1158 → 363"), "{row}");
+        assert!(text.contains("Measured at 0123456789ab on test machine"), "{text}");
+    }
+}

@@ -32,9 +32,10 @@ pub(super) struct CommonCorpus {
 pub(super) fn common(corpus: &Path, current: &Path, baseline: &Path, output: &Path) -> Result<CommonCorpus, String> {
     let unchanged = || Ok(CommonCorpus { dir: corpus.to_path_buf(), left_out: Vec::new() });
     let (Some(current), Some(baseline)) = (declarations(current), declarations(baseline)) else { return unchanged() };
-    // What both declare alike: the same name with the same constructor id.
-    let declared: HashSet<&str> =
-        baseline.iter().filter(|(name, id)| current.get(*name) == Some(id)).map(|(name, _)| name.as_str()).collect();
+    // What the current tree declares and the baseline does not declare alike (the same name with
+    // the same constructor id). A type neither declares sits in a member both readers skip.
+    let differing: HashSet<&str> =
+        current.iter().filter(|(name, id)| baseline.get(*name) != Some(id)).map(|(name, _)| name.as_str()).collect();
 
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
         .map_err(|e| format!("{}: {e}", corpus.display()))?
@@ -49,7 +50,7 @@ pub(super) fn common(corpus: &Path, current: &Path, baseline: &Path, output: &Pa
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut kept = String::new();
         for (index, line) in text.lines().enumerate() {
-            let unknown = unknown_types(line, &declared);
+            let unknown = differing_types(line, &differing);
             if unknown.is_empty() {
                 kept.push_str(line);
                 kept.push('\n');
@@ -88,26 +89,26 @@ fn declarations(tree: &Path) -> Option<HashMap<String, u32>> {
     Some(definitions.iter().map(|d| (d.name.clone(), d.id())).collect())
 }
 
-/// The `@type`s of one corpus line, at any depth, that `declared` lacks. A line that is not JSON
-/// has none here: loading reports it, as it always did.
-fn unknown_types(line: &str, declared: &HashSet<&str>) -> BTreeSet<String> {
-    fn walk(value: &Value, declared: &HashSet<&str>, out: &mut BTreeSet<String>) {
+/// The `@type`s of one corpus line, at any depth, that are in `differing`. A line that is not
+/// JSON has none here: loading reports it, as it always did.
+fn differing_types(line: &str, differing: &HashSet<&str>) -> BTreeSet<String> {
+    fn walk(value: &Value, differing: &HashSet<&str>, out: &mut BTreeSet<String>) {
         match value {
             Value::Object(members) => {
                 for (key, member) in members {
                     match (key.as_str(), member) {
-                        ("@type", Value::String(name)) if !declared.contains(name.as_str()) => drop(out.insert(name.clone())),
-                        _ => walk(member, declared, out),
+                        ("@type", Value::String(name)) if differing.contains(name.as_str()) => drop(out.insert(name.clone())),
+                        _ => walk(member, differing, out),
                     }
                 }
             }
-            Value::Array(elements) => elements.iter().for_each(|element| walk(element, declared, out)),
+            Value::Array(elements) => elements.iter().for_each(|element| walk(element, differing, out)),
             _ => {}
         }
     }
     let mut out = BTreeSet::new();
     if let Ok(value) = serde_json::from_str::<Value>(line) {
-        walk(&value, declared, &mut out);
+        walk(&value, differing, &mut out);
     }
     out
 }
@@ -158,10 +159,13 @@ mod tests {
     fn a_baseline_that_reads_every_line_measures_the_corpus_itself() {
         let current = tree(CURRENT);
         let baseline = tree("ok = Ok;\n");
-        let corpus = tempdir::Dir::with(&[("a.jsonl", "{\"@type\":\"ok\"}\n")]);
+        // A type neither schema declares sits in a member both readers skip.
+        let corpus = tempdir::Dir::with(&[("a.jsonl", "{\"@type\":\"ok\",\"extra\":{\"@type\":\"newThing\"}}\n")]);
         let output = tempdir::Dir::with(&[]);
         let read = common(corpus.path(), current.path(), baseline.path(), output.path()).unwrap();
         assert_eq!((read.dir.as_path(), read.left_out.len()), (corpus.path(), 0));
+        let same = common(corpus.path(), current.path(), current.path(), output.path()).unwrap();
+        assert_eq!((same.dir.as_path(), same.left_out.len()), (corpus.path(), 0), "an A/A run measures the corpus itself");
         let without_schema = tempdir::Dir::with(&[]);
         assert_eq!(common(corpus.path(), current.path(), without_schema.path(), output.path()).unwrap().dir, corpus.path());
     }
