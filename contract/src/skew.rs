@@ -5,21 +5,22 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// One `schema-skew` process: one format over the lanes asked for.
+/// One `schema-skew` process: one format over the lanes asked for, against each older release.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SkewResult {
     pub format: String,
-    /// The releases of each side, e.g. "TDLib 1.8.65" and "TDLib 1.8.66".
-    pub older: String,
+    /// The models' own release, e.g. "TDLib 1.8.66".
     pub newer: String,
     pub surveys: Vec<Survey>,
 }
 
-/// One lane, format and direction.
+/// One lane, format, older release and direction.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Survey {
     pub lane: String,
     pub format: String,
+    /// The older release, e.g. "TDLib 1.8.65".
+    pub older: String,
     /// "old reads new" or "new reads old".
     pub direction: String,
     /// Payloads of the lane the writer's release cannot model (a constructor or field type it

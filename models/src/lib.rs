@@ -54,6 +54,19 @@ pub mod skew {
         pub const SCHEMA: &str = include_str!("../schema/td_api-1.8.65.tl");
     }
 
+    /// The same, protobuf numbered by declaration order.
+    pub mod v1_8_65_by_position {
+        generated_models!("v1_8_65_by_position");
+        pub const SCHEMA: &str = include_str!("../schema/td_api-1.8.65.tl");
+    }
+
+    /// `schema/td_api-1.8.60.tl`, protobuf numbered by the committed map, which starts there:
+    /// its numbers are 1.8.60's positions, so this module is also 1.8.60 by position.
+    pub mod v1_8_60 {
+        generated_models!("v1_8_60");
+        pub const SCHEMA: &str = include_str!("../schema/td_api-1.8.60.tl");
+    }
+
     /// The models' own schema (1.8.66) with protobuf numbered by declaration order, as before
     /// the number map: the "numbered by position" side of the skew table.
     pub mod v1_8_66_by_position {

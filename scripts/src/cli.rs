@@ -162,8 +162,8 @@ pub struct Options {
     pub allocator: Vec<String>,
     /// Instead of comparing trees: the schema-skew measurement of the current tree. Each format
     /// (protobuf twice: numbered by position, and by the committed number map) writes the lanes
-    /// of --data with TDLib 1.8.66's models and reads them with 1.8.65's, and back, in a fresh
-    /// process per format; per format and direction, the outcome (read correctly, refused, or
+    /// of --data with TDLib 1.8.66's models and reads them with 1.8.65's and with 1.8.60's, and
+    /// back, in a fresh process per format; per format and direction, the outcome (read correctly, refused, or
     /// wrong values without an error, and which fields) and the skewed read's decode time and
     /// allocations against the same-release read of the same payloads. Writes
     /// OUTPUT/schema-skew/schema-skew.md and .json; with --publish, also report/schema-skew.md,

@@ -57,6 +57,14 @@ release!(
     V1_8_65, tdbench_models::skew::v1_8_65, "TDLib 1.8.65"
 );
 release!(
+    /// TDLib 1.8.65 with protobuf numbered by declaration order.
+    V1_8_65ByPosition, tdbench_models::skew::v1_8_65_by_position, "TDLib 1.8.65"
+);
+release!(
+    /// The same declarations as TDLib 1.8.60 declared them (`textEntityTypeDateTime` is newer).
+    V1_8_60, tdbench_models::skew::v1_8_60, "TDLib 1.8.60"
+);
+release!(
     /// TDLib 1.8.66 with protobuf numbered by declaration order.
     V1_8_66ByPosition, tdbench_models::skew::v1_8_66_by_position, "TDLib 1.8.66"
 );

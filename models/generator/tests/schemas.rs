@@ -46,3 +46,24 @@ fn whole_upstream_schema_generates() {
     let proto_error = generated.proto.expect_err("vectors of vectors");
     assert!(proto_error.0.contains("vectors of vectors"), "{proto_error}");
 }
+
+/// The committed protobuf number map starts at TDLib 1.8.60: there every field's and every
+/// constructor's number is its position, so the 1.8.60 models are also 1.8.60 numbered by
+/// position (the schema-skew measurement relies on it). Re-seeding the map elsewhere fails here.
+#[test]
+fn the_number_map_starts_at_1_8_60() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(models.join("schema/td_api-1.8.60.tl")).unwrap();
+    let model = tl_gen::Model::resolve(&tl_parser::parse_schema(&text).unwrap()).unwrap();
+    let map = tl_gen::NumberMap::parse(&std::fs::read_to_string(models.join("proto/numbers.txt")).unwrap()).unwrap();
+    for s in &model.structs {
+        for (i, f) in s.fields.iter().enumerate() {
+            assert_eq!(map.get(&s.tl_name, &f.tl_name), Some(i as u32 + 1), "{}.{}", s.tl_name, f.tl_name);
+        }
+    }
+    for sum in model.sum_types() {
+        for (i, (_, s)) in sum.variants.iter().enumerate() {
+            assert_eq!(map.get(sum.tl_name, &s.tl_name), Some(i as u32 + 1), "{} member {}", sum.tl_name, s.tl_name);
+        }
+    }
+}

@@ -1,12 +1,11 @@
 //! The report section "Schema skew" (`schema-skew.md`), drawn from a `./run.sh --schema-skew`
-//! run: per format and direction, what a reader one TDLib release away makes of the data, and
+//! run: per format and direction, what a reader on another TDLib release makes of the data, and
 //! what the skewed read costs against reading its own release's bytes.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
-use tdbench_contract::skew::{SkewResult, Tally};
+use tdbench_contract::skew::{SkewResult, Survey, Tally};
 
 use crate::gate::stats::Paired;
 
@@ -39,72 +38,107 @@ fn short(error: &str) -> String {
     if line.chars().count() > 90 { format!("{}…", line.chars().take(90).collect::<String>()) } else { line }
 }
 
+/// What changed between an older release and the newer one among the modelled declarations, as
+/// the section says it; a release it does not know gets no sentence.
+fn what_changed(older: &str) -> &'static str {
+    match older {
+        "TDLib 1.8.65" => {
+            "Among the declarations this project models, only `message` changed: 1.8.66 inserted `receiver_id` (third \
+             field), appended `ephemeral_message_id` and renamed `is_paid_ton_suggested_post` to \
+             `is_paid_gram_suggested_post`."
+        }
+        "TDLib 1.8.60" => {
+            "Among the declarations this project models, nine changed — `message` (six fields inserted or renamed), \
+             `messageReplyToMessage`, `messagePhoto`, `userTypeBot`, `chatMemberStatusCreator`, \
+             `chatMemberStatusAdministrator`, `chatAdministratorRights`, `chatPermissions` and `chat`, each with fields \
+             inserted or removed — and `textEntityTypeDateTime` is new, so a payload carrying one has no 1.8.60 form."
+        }
+        _ => "",
+    }
+}
+
+/// One row's tally: a format's surveys of one older release and direction, over every lane.
+fn summed<'a>(surveys: impl Iterator<Item = &'a Survey>) -> (Tally, usize) {
+    let mut tally = Tally::default();
+    let mut unwritable = 0;
+    for survey in surveys {
+        tally.correct += survey.tally.correct;
+        tally.refused += survey.tally.refused;
+        tally.wrong += survey.tally.wrong;
+        unwritable += survey.unwritable;
+        if tally.first_error.is_none() {
+            tally.first_error = survey.tally.first_error.clone();
+        }
+        for (field, n) in &survey.tally.wrong_fields {
+            *tally.wrong_fields.entry(field.clone()).or_default() += n;
+        }
+    }
+    (tally, unwritable)
+}
+
+/// Each distinct value in order of first appearance.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for value in values {
+        if !out.contains(&value) {
+            out.push(value);
+        }
+    }
+    out
+}
+
 pub fn render(run: &SkewRun) -> String {
     let mut out = String::new();
-    let (older, newer) = run.results.first().map_or(("?", "?"), |r| (r.older.as_str(), r.newer.as_str()));
-    writeln!(out, "## Schema skew: {older} ↔ {newer}\n").unwrap();
+    let newer = run.results.first().map_or("?", |r| r.newer.as_str());
+    let surveys = || run.results.iter().flat_map(|r| r.surveys.iter());
+    let olders = distinct(surveys().map(|s| s.older.as_str()));
+    let lanes = distinct(surveys().map(|s| s.lane.as_str()));
+    writeln!(out, "## Schema skew: {} against {newer}\n", olders.join(" and ")).unwrap();
     writeln!(
         out,
-        "What each format does when the app's models and the data's are one TDLib release apart: an old app \
-         ({older} models) reading what {newer} wrote, and a new app reading what {older} wrote. Among the \
-         declarations this project models, {newer} changed only `message`: it inserted `receiver_id` (third \
-         field), appended `ephemeral_message_id` and renamed `is_paid_ton_suggested_post` to \
-         `is_paid_gram_suggested_post`. Every payload is judged field by field on the fields both releases \
-         declare, against the value the reader's release should hold by name (TDLib's own rule: unknown fields \
-         skipped, absent ones defaulted). Protobuf appears twice: numbered by declaration order, and by the \
-         committed number map (`models/proto/numbers.txt`) in which a field keeps its number for life.\n"
+        "What each format does when the app's models and the data's are TDLib releases apart: an app on the older \
+         release reading what {newer} wrote (old reads new), and an app on {newer} reading what the older release \
+         wrote (new reads old). Every payload is judged field by field on the fields both releases declare, against \
+         the value the reader's release should hold by name (TDLib's own rule: unknown fields skipped, absent ones \
+         defaulted). Protobuf appears twice: numbered by declaration order, and by the committed number map \
+         (`models/proto/numbers.txt`, kept from 1.8.60 on) in which a field keeps its number for life. Lanes: {}.\n",
+        lanes.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
     )
     .unwrap();
-    let lanes: Vec<&str> = run
-        .results
-        .first()
-        .map(|r| {
-            let mut lanes: Vec<&str> = r.surveys.iter().map(|s| s.lane.as_str()).collect();
-            lanes.dedup();
-            lanes
-        })
-        .unwrap_or_default();
-    writeln!(out, "Lanes: {}.\n", lanes.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")).unwrap();
-
-    writeln!(
-        out,
-        "| format | direction | outcome | payloads: correct / refused / wrong | what the reader said, or which fields were wrong |"
-    )
-    .unwrap();
-    writeln!(out, "|---|---|---|---|---|").unwrap();
-    for result in &run.results {
-        let mut by_direction: BTreeMap<&str, Tally> = BTreeMap::new();
-        let mut order: Vec<&str> = Vec::new();
-        for survey in &result.surveys {
-            if !order.contains(&survey.direction.as_str()) {
-                order.push(&survey.direction);
-            }
-            let tally = by_direction.entry(&survey.direction).or_default();
-            tally.correct += survey.tally.correct;
-            tally.refused += survey.tally.refused;
-            tally.wrong += survey.tally.wrong;
-            if tally.first_error.is_none() {
-                tally.first_error = survey.tally.first_error.clone();
-            }
-            for (field, n) in &survey.tally.wrong_fields {
-                *tally.wrong_fields.entry(field.clone()).or_default() += n;
+    for older in &olders {
+        writeln!(out, "### {older} against {newer}\n").unwrap();
+        let changed = what_changed(older);
+        if !changed.is_empty() {
+            writeln!(out, "{changed}\n").unwrap();
+        }
+        writeln!(
+            out,
+            "| format | direction | outcome | payloads: correct / refused / wrong | what the reader said, or which fields were wrong |"
+        )
+        .unwrap();
+        writeln!(out, "|---|---|---|---|---|").unwrap();
+        for result in &run.results {
+            let of_older = || result.surveys.iter().filter(|s| s.older == *older);
+            for direction in distinct(of_older().map(|s| s.direction.as_str())) {
+                let (tally, unwritable) = summed(of_older().filter(|s| s.direction == direction));
+                let mut detail = if tally.wrong > 0 {
+                    tally.wrong_fields.iter().map(|(f, n)| format!("`{f}` ({n})")).collect::<Vec<_>>().join(", ")
+                } else {
+                    tally.first_error.as_deref().map(short).unwrap_or_default()
+                };
+                if unwritable > 0 {
+                    detail = format!("{detail}{}{unwritable} the writer's release cannot model", if detail.is_empty() { "" } else { "; " });
+                }
+                let verdict = if tally.wrong > 0 { format!("**{}**", tally.verdict()) } else { tally.verdict().to_string() };
+                writeln!(
+                    out,
+                    "| {} | {direction} | {verdict} | {} / {} / {} | {detail} |",
+                    result.format, tally.correct, tally.refused, tally.wrong
+                )
+                .unwrap();
             }
         }
-        for direction in order {
-            let tally = &by_direction[direction];
-            let detail = if tally.wrong > 0 {
-                tally.wrong_fields.iter().map(|(f, n)| format!("`{f}` ({n})")).collect::<Vec<_>>().join(", ")
-            } else {
-                tally.first_error.as_deref().map(short).unwrap_or_default()
-            };
-            let verdict = if tally.wrong > 0 { format!("**{}**", tally.verdict()) } else { tally.verdict().to_string() };
-            writeln!(
-                out,
-                "| {} | {direction} | {verdict} | {} / {} / {} | {detail} |",
-                result.format, tally.correct, tally.refused, tally.wrong
-            )
-            .unwrap();
-        }
+        writeln!(out).unwrap();
     }
 
     let shown: Vec<&str> = if lanes.iter().any(|l| COST_LANES.contains(l)) {
@@ -114,13 +148,14 @@ pub fn render(run: &SkewRun) -> String {
     };
     writeln!(
         out,
-        "\n### What the skewed read costs\n\nDecode time of the skewed read ÷ the same-release read of the same payloads, \
+        "### What the skewed read costs\n\nDecode time of the skewed read ÷ the same-release read of the same payloads, \
          measured side by side in one process per format (alternating batches; Hodges–Lehmann estimate with its 95% \
          interval), and allocations per payload, same release → skewed. A refused read's time is the time to refuse.\n"
     )
     .unwrap();
-    writeln!(out, "| format | direction | lane | time, skewed ÷ same | allocations per payload | bytes per payload |").unwrap();
-    writeln!(out, "|---|---|---|---|---|---|").unwrap();
+    writeln!(out, "| format | older release | direction | lane | time, skewed ÷ same | allocations per payload | bytes per payload |")
+        .unwrap();
+    writeln!(out, "|---|---|---|---|---|---|---|").unwrap();
     for result in &run.results {
         for survey in result.surveys.iter().filter(|s| shown.contains(&s.lane.as_str())) {
             let Some(cost) = &survey.cost else { continue };
@@ -133,8 +168,15 @@ pub fn render(run: &SkewRun) -> String {
             };
             writeln!(
                 out,
-                "| {} | {} | `{}` | {time} | {:.1} → {:.1} | {:.0} → {:.0} |",
-                result.format, survey.direction, survey.lane, cost.allocations.0, cost.allocations.1, cost.bytes.0, cost.bytes.1
+                "| {} | {} | {} | `{}` | {time} | {:.1} → {:.1} | {:.0} → {:.0} |",
+                result.format,
+                survey.older.trim_start_matches("TDLib "),
+                survey.direction,
+                survey.lane,
+                cost.allocations.0,
+                cost.allocations.1,
+                cost.bytes.0,
+                cost.bytes.1
             )
             .unwrap();
         }
@@ -161,10 +203,11 @@ pub fn render(run: &SkewRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tdbench_contract::skew::{Cost, Survey};
+    use tdbench_contract::skew::Cost;
 
     fn survey(lane: &str, direction: &str, tally: Tally, cost: Option<Cost>) -> Survey {
-        Survey { lane: lane.into(), format: "bincode".into(), direction: direction.into(), unwritable: 0, tally, cost }
+        let older = "TDLib 1.8.65".into();
+        Survey { lane: lane.into(), format: "bincode".into(), older, direction: direction.into(), unwritable: 0, tally, cost }
     }
 
     /// Seeded pairs whose skewed read is 10% slower, with noise that hits both alike.
@@ -192,7 +235,6 @@ mod tests {
             machine: "test machine".into(),
             results: vec![SkewResult {
                 format: "bincode".into(),
-                older: "TDLib 1.8.65".into(),
                 newer: "TDLib 1.8.66".into(),
                 surveys: vec![
                     survey("message", "old reads new", refused.clone(), Some(ten_percent_slower())),
@@ -202,14 +244,15 @@ mod tests {
             }],
         };
         let text = render(&run);
-        assert!(text.contains("## Schema skew: TDLib 1.8.65 ↔ TDLib 1.8.66"), "{text}");
+        assert!(text.contains("## Schema skew: TDLib 1.8.65 against TDLib 1.8.66"), "{text}");
+        assert!(text.contains("### TDLib 1.8.65 against TDLib 1.8.66\n\nAmong the declarations"), "{text}");
         assert!(
             text.contains("| bincode | old reads new | **wrong values, no error** | 40 / 8 / 2 | `message.chat_id` (2) |"),
             "a silent misread in one lane outweighs the refusals of another:\n{text}"
         );
         assert!(text.contains("| bincode | new reads old | refused | 0 / 8 / 0 | UnexpectedVariant \\| at byte 3 |"), "{text}");
-        let row = text.lines().find(|l| l.starts_with("| bincode | old reads new | `message` |")).expect("a cost row");
-        let ratio: f64 = row.split(" | ").nth(3).and_then(|c| c.split('×').next()).and_then(|r| r.parse().ok()).expect("a ratio");
+        let row = text.lines().find(|l| l.starts_with("| bincode | 1.8.65 | old reads new | `message` |")).expect("a cost row");
+        let ratio: f64 = row.split(" | ").nth(4).and_then(|c| c.split('×').next()).and_then(|r| r.parse().ok()).expect("a ratio");
         assert!((ratio - 1.10).abs() < 0.005, "{row}");
         assert!(row.contains("4.4 → 4.0") && row.contains("1158 → 363"), "{row}");
         assert!(text.contains("Measured at 0123456789ab on test machine"), "{text}");

@@ -1,5 +1,6 @@
 //! One format's schema-skew survey over corpus lanes, in a process of its own: payloads written
-//! with one TDLib release's models and read with the other's, both directions, each outcome
+//! with one TDLib release's models and read with another's (1.8.65 and 1.8.60 against the
+//! models' own 1.8.66), both directions, each outcome
 //! judged against the by-name reference, and the skewed read timed against the same-release
 //! read. `./run.sh --schema-skew` runs one per format and draws the table.
 
@@ -8,15 +9,18 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use tdbench::corpus::Corpus;
-use tdbench_skew::release::{Current, Release, V1_8_65};
-use tdbench_skew::{Direction, Format, SkewResult, survey};
+use tdbench_skew::release::{Current, Release};
+use tdbench_skew::{Case, Direction, Format, Older, SkewResult, survey};
 
 // Exact allocation counts of the skewed and the same-release reads.
 #[global_allocator]
 static ALLOCATOR: tdbench::alloc::CountingAllocator = tdbench::alloc::CountingAllocator;
 
 #[derive(Parser)]
-#[command(name = "schema-skew", about = "One format's schema-skew survey: TDLib 1.8.65 models against 1.8.66's, both directions")]
+#[command(
+    name = "schema-skew",
+    about = "One format's schema-skew survey: TDLib 1.8.65's and 1.8.60's models against 1.8.66's, both directions"
+)]
 struct Options {
     /// The format: json, json-td, msgpack, bincode, tl, protobuf-by-position, protobuf-stable
     #[arg(long, value_parser = |name: &str| Format::parse(name).ok_or_else(|| format!("unknown format `{name}`")))]
@@ -58,17 +62,15 @@ fn run(options: &Options) -> Result<(), String> {
         if payloads.is_empty() {
             return Err(format!("lane `{lane}` has no payloads in {}", dir.display()));
         }
-        for direction in Direction::BOTH {
-            eprintln!("schema-skew: {} {lane}: {}", options.format.name(), direction.name());
-            surveys.push(survey(lane, options.format, direction, &payloads, options.blocks));
+        for older in Older::ALL {
+            for direction in Direction::BOTH {
+                eprintln!("schema-skew: {} {lane} against {}: {}", options.format.name(), older.name(), direction.name());
+                let case = Case { lane, format: options.format, older, direction };
+                surveys.push(survey(&case, &payloads, options.blocks));
+            }
         }
     }
-    let result = SkewResult {
-        format: options.format.name().to_string(),
-        older: V1_8_65::NAME.to_string(),
-        newer: Current::NAME.to_string(),
-        surveys,
-    };
+    let result = SkewResult { format: options.format.name().to_string(), newer: Current::NAME.to_string(), surveys };
     let json = serde_json::to_string_pretty(&result).expect("a skew result serializes");
     match &options.output {
         Some(path) => std::fs::write(path, json).map_err(|e| format!("writing {}: {e}", path.display())),
