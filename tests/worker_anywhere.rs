@@ -29,6 +29,11 @@ fn a_worker_copied_elsewhere_resolves_its_defaults_there() {
     assert!(!tdlib.available);
 
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    // How many payloads each lane of a corpus has: what a run on a copy of the corpus asks.
+    let sizes = Command::new(&worker).arg("--lane-sizes").arg(&corpus).current_dir(&elsewhere).output().unwrap();
+    assert!(sizes.status.success(), "{}", String::from_utf8_lossy(&sizes.stderr));
+    let sizes: std::collections::BTreeMap<String, usize> = serde_json::from_slice(&sizes.stdout).unwrap();
+    assert!(sizes["status"] > 0 && sizes["mix"] > 0 && !sizes.contains_key("startup"), "{sizes:?}");
     let run = Command::new(&worker)
         .args(["--implementation", "tl", "--lane", "status", "--duration-ms", "5", "--warmup-ms", "1", "--allocation-iterations", "5"])
         .arg("--corpus")

@@ -23,6 +23,10 @@ struct Cli {
     /// alone on the command line
     #[arg(long)]
     list: bool,
+    /// Print how many payloads each lane of the corpus in DIR has, as JSON, and exit; alone on
+    /// the command line
+    #[arg(long, value_name = "DIR")]
+    lane_sizes: Option<PathBuf>,
     #[command(flatten)]
     job: Job,
     /// Where to write the JSON (default: standard output)
@@ -36,9 +40,26 @@ fn main() -> ExitCode {
         println!("{}", serde_json::to_string(&worker::catalog()).expect("the catalog serializes"));
         return ExitCode::SUCCESS;
     }
+    // `--lane-sizes DIR` stands alone too: how many payloads each lane of that corpus has, for
+    // a run that measures a copy of the corpus without some lines (scripts/src/runner/common_corpus.rs).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, dir] = args.as_slice()
+        && flag == "--lane-sizes"
+    {
+        return match worker::lane_sizes(std::path::Path::new(dir)) {
+            Ok(sizes) => {
+                println!("{}", serde_json::to_string(&sizes).expect("lane sizes serialize"));
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("worker: {message}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let cli = Cli::parse();
-    if cli.list {
-        eprintln!("worker: --list takes no other argument");
+    if cli.list || cli.lane_sizes.is_some() {
+        eprintln!("worker: --list and --lane-sizes take no other argument");
         return ExitCode::from(2);
     }
     let job = cli.job;

@@ -88,6 +88,15 @@ pub fn catalog() -> Catalog {
     }
 }
 
+/// How many payloads each lane (of `all`) has in the corpus at `dir`, loaded as a worker loads it.
+pub fn lane_sizes(dir: &Path) -> Result<std::collections::BTreeMap<String, usize>, String> {
+    let corpus = Corpus::load(dir).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        format!("the corpus in {} does not load:\n{}", dir.display(), lines.join("\n"))
+    })?;
+    Ok(lanes::LANES.iter().filter(|l| !l.stream).map(|l| (l.name.to_string(), corpus.lane(l.name).len())).collect())
+}
+
 /// The corpus with one lane's payloads checked: loaded, not empty, and (unless the caller
 /// says another process already did) every payload validated with every implementation.
 pub fn load_lane(lane: &str, corpus_dir: &Path, validate: bool) -> Result<(Corpus, &'static str), String> {

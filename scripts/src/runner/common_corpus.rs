@@ -12,8 +12,9 @@
 //! its summary. Working from the schema text, not from the baseline's binaries, it serves
 //! baselines built before it existed too.
 //!
-//! A lane left with no payload fails in the workers with "lane `…` has no payloads": the runner
-//! does not know the worker's lane rules. Leave such a lane out with `--data`.
+//! A lane the copy leaves without a payload (the lane's own constructor changed) is not
+//! compared, and the summary says so: the current tree's worker says how many payloads each lane
+//! of the copy has (`worker --lane-sizes DIR`), so the lane rules stay the worker's.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -80,6 +81,48 @@ pub(super) fn common(corpus: &Path, current: &Path, baseline: &Path, output: &Pa
         left_out.join("; ")
     );
     Ok(CommonCorpus { dir, left_out: vec![note] })
+}
+
+/// The corpus both trees measure, the lanes of `lanes` still to compare in it, and one note per
+/// thing left out (for the summary). `worker` is the current tree's.
+pub(super) fn for_both(
+    root: &Path,
+    worker: &Path,
+    baseline: &Path,
+    output: &Path,
+    mut lanes: Vec<String>,
+) -> Result<(PathBuf, Vec<String>, Vec<String>), String> {
+    let common = common(&root.join("corpus"), root, baseline, output)?;
+    let mut notes = Vec::new();
+    if !common.left_out.is_empty() {
+        let emptied = empty_lanes(worker, &common.dir, &lanes)?;
+        if !emptied.is_empty() {
+            lanes.retain(|lane| !emptied.contains(lane));
+            let names: Vec<String> = emptied.iter().map(|lane| format!("`{lane}`")).collect();
+            notes.push(format!("lanes all of whose payloads were left out, not compared: {}", names.join(", ")));
+        }
+        if lanes.is_empty() {
+            return Err("no lane is left to compare: every payload of the lanes asked for was left out".into());
+        }
+    }
+    notes.extend(common.left_out);
+    Ok((common.dir, lanes, notes))
+}
+
+/// The lanes of `lanes` that have no payload in the corpus at `dir`, as the current tree's worker
+/// counts them.
+fn empty_lanes(worker: &Path, dir: &Path, lanes: &[String]) -> Result<Vec<String>, String> {
+    let output = std::process::Command::new(worker)
+        .arg("--lane-sizes")
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", worker.display()))?;
+    if !output.status.success() {
+        return Err(format!("{} --lane-sizes: {}", worker.display(), String::from_utf8_lossy(&output.stderr).trim()));
+    }
+    let sizes: std::collections::BTreeMap<String, usize> =
+        serde_json::from_slice(&output.stdout).map_err(|e| format!("{} --lane-sizes: {e}", worker.display()))?;
+    Ok(lanes.iter().filter(|lane| sizes.get(*lane).is_some_and(|n| *n == 0)).cloned().collect())
 }
 
 /// Each constructor of a tree's schema with its id.
@@ -168,6 +211,28 @@ mod tests {
         assert_eq!((same.dir.as_path(), same.left_out.len()), (corpus.path(), 0), "an A/A run measures the corpus itself");
         let without_schema = tempdir::Dir::with(&[]);
         assert_eq!(common(corpus.path(), current.path(), without_schema.path(), output.path()).unwrap().dir, corpus.path());
+    }
+
+    #[test]
+    fn a_lane_left_without_payloads_is_not_compared_and_said_so() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempdir::Dir::with(&[
+            ("models/schema/td_api.tl", CURRENT),
+            ("corpus/a.jsonl", "{\"@type\":\"ok\"}\n{\"@type\":\"newFile\"}\n"),
+            // Stands in for the current tree's worker: the copy's mix lane is empty.
+            ("worker", "#!/bin/sh\necho '{\"mix\":0,\"status\":2}'\n"),
+        ]);
+        let worker = root.path().join("worker");
+        std::fs::set_permissions(&worker, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let baseline = tree("ok = Ok;\n");
+        let output = tempdir::Dir::with(&[]);
+        let lanes = vec!["status".to_string(), "mix".to_string()];
+        let (dir, lanes, notes) = for_both(root.path(), &worker, baseline.path(), output.path(), lanes).unwrap();
+        assert_eq!((dir, lanes), (output.path().join("common-corpus"), vec!["status".to_string()]));
+        assert_eq!(notes[0], "lanes all of whose payloads were left out, not compared: `mix`");
+        assert!(notes[1].contains("corpus/a.jsonl:2 (newFile)"), "{notes:?}");
+        let only_mix = for_both(root.path(), &worker, baseline.path(), output.path(), vec!["mix".to_string()]);
+        assert!(only_mix.unwrap_err().contains("no lane is left"));
     }
 
     /// Scratch folders removed when dropped.

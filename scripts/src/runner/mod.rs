@@ -170,26 +170,28 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
         Some(build::build(info, target, Role::Baseline, options.baseline_build, options.ci, options.wants_in_process_pairs(), counts)?)
     };
     let trees = Trees { current, baseline, linked: Default::default() };
+    // A change that upgrades the schema: both trees measure the lines both schemas declare
+    // alike, and a lane left without a payload is not compared.
+    let mut left_out = left_out;
+    let (corpus, lanes) = match &trees.baseline {
+        Some(baseline) => {
+            let worker = trees.current.target.join("release/worker");
+            let (common, lanes, notes) =
+                common_corpus::for_both(&root, &worker, Path::new(&baseline.info.path), &output, lanes).map_err(environment)?;
+            for note in &notes {
+                eprintln!("{note}");
+            }
+            left_out.extend(notes);
+            (common, lanes)
+        }
+        None => (root.join("corpus"), lanes),
+    };
     let entries = entries(&trees, &lanes, &implementations);
     let pairing = pairing(&trees, options, &implementations);
     if !pairing.note.is_empty() {
         eprintln!("{}", pairing.note);
     }
-    let mut left_out = left_out;
     let counted_roles = counted_roles(&trees, options, &mut left_out);
-    // A change that upgrades the schema: both trees measure the lines both schemas declare alike.
-    let corpus = match &trees.baseline {
-        Some(baseline) => {
-            let common =
-                common_corpus::common(&root.join("corpus"), &root, Path::new(&baseline.info.path), &output).map_err(environment)?;
-            for note in &common.left_out {
-                eprintln!("{note}");
-            }
-            left_out.extend(common.left_out);
-            common.dir
-        }
-        None => root.join("corpus"),
-    };
 
     let rounds = options.rounds();
     let catalog: Vec<ImplementationInfo> =
