@@ -5,6 +5,7 @@
 //! reaped, and the run ends with 128 + the signal, its samples and `INCOMPLETE` marker left. A
 //! second signal ends the runner at once.
 
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -95,6 +96,27 @@ fn kill_group(child: &mut Child) {
         unsafe { libc::kill(-group, libc::SIGKILL) };
     }
     let _ = child.kill();
+}
+
+/// Runs one child that writes its result to a file, in a process group of its own, and reads
+/// that file back: a child past `limit`, stopped with the run, failed or silent is a failure
+/// naming `what` (the in-app hosts and the schema-skew processes).
+pub fn run_for_result(command: &mut Command, limit: Duration, what: &str, result: &Path) -> Result<String, super::failure::Failure> {
+    use super::failure::{Failure, environment};
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = spawn_in_group(command).map_err(|e| environment(format!("cannot start {program}: {e}")))?;
+    // Killed with its group and reaped when past its time or when the run is stopped.
+    let status = match wait(&mut child, limit).map_err(|e| environment(e.to_string()))? {
+        Ended::Exited(status) => status,
+        Ended::TimedOut => return Err(Failure { code: 1, message: format!("{what}: no result in {} s", limit.as_secs()) }),
+        Ended::Stopped(signal) => {
+            return Err(Failure { code: exit_code(signal), message: format!("stopped by {}: {what} was killed", signal_name(signal)) });
+        }
+    };
+    if !status.success() {
+        return Err(Failure { code: 1, message: format!("{what} failed ({status}); its reason is above") });
+    }
+    std::fs::read_to_string(result).map_err(|e| Failure { code: 1, message: format!("{}: {e}", result.display()) })
 }
 
 #[cfg(test)]

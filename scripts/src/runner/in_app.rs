@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::{InAppResult, Role, TreeState};
 
-use super::children::{self, Ended};
+use super::children;
 use super::failure::{Failure, environment};
 use super::progress::Progress;
 use crate::cli::{self, Options};
@@ -136,7 +136,7 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
         let (name, sample) = (&slot.implementation, slot.sample);
         let file = folder.join("samples").join(format!("{}-{name}-{sample}.json", slot.allocator));
         let started = Instant::now();
-        let mut child = children::spawn_in_group(
+        let text = children::run_for_result(
             Command::new(&binaries[&slot.allocator])
                 .env(state.0, &state.1)
                 .args(["--implementation", name, "--nonce", &nonce, "--sample", &sample.to_string(), "--tree"])
@@ -144,28 +144,10 @@ pub fn measure(root: &Path, output: &Path, request: &Request, command: Vec<Strin
                 .arg("--output")
                 .arg(&file)
                 .current_dir(root),
-        )
-        .map_err(|e| environment(format!("cannot start {}: {e}", binaries[&slot.allocator].display())))?;
-        // Killed with its group and reaped when past its time or when the run is stopped.
-        let status = match children::wait(&mut child, TIME_LIMIT).map_err(|e| environment(e.to_string()))? {
-            Ended::Exited(status) => status,
-            Ended::TimedOut => {
-                return Err(Failure {
-                    code: 1,
-                    message: format!("in-app {name} sample {sample}: no result in {} s", TIME_LIMIT.as_secs()),
-                });
-            }
-            Ended::Stopped(signal) => {
-                return Err(Failure {
-                    code: children::exit_code(signal),
-                    message: format!("stopped by {}: in-app {name} sample {sample} was killed", children::signal_name(signal)),
-                });
-            }
-        };
-        if !status.success() {
-            return Err(Failure { code: 1, message: format!("in-app {slot} failed ({status}); its reason is above") });
-        }
-        let text = std::fs::read_to_string(&file).map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })?;
+            TIME_LIMIT,
+            &format!("in-app {slot}"),
+            &file,
+        )?;
         let result: InAppResult = serde_json::from_str(&text)
             .map_err(|e| Failure { code: 1, message: format!("{}: not an in-app result: {e}", file.display()) })?;
         samples.push(result);

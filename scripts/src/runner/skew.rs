@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tdbench_contract::skew::SkewResult;
 
-use super::children::{self, Ended};
+use super::children;
 use super::failure::{Failure, environment};
 use super::progress::Progress;
 use crate::cli::{self, Options};
@@ -52,26 +52,12 @@ pub fn run(root: &Path, output: &Path, options: &Options, command: Vec<String>, 
     for format in FORMATS {
         let file = folder.join("samples").join(format!("{format}.json"));
         let started = Instant::now();
-        let mut child = children::spawn_in_group(
+        let text = children::run_for_result(
             Command::new(&binary).args(["--format", format, "--data", &lanes.join(","), "--output"]).arg(&file).current_dir(root),
-        )
-        .map_err(|e| environment(format!("cannot start {}: {e}", binary.display())))?;
-        let status = match children::wait(&mut child, TIME_LIMIT).map_err(|e| environment(e.to_string()))? {
-            Ended::Exited(status) => status,
-            Ended::TimedOut => {
-                return Err(Failure { code: 1, message: format!("schema-skew {format}: no result in {} s", TIME_LIMIT.as_secs()) });
-            }
-            Ended::Stopped(signal) => {
-                return Err(Failure {
-                    code: children::exit_code(signal),
-                    message: format!("stopped by {}: schema-skew {format} was killed", children::signal_name(signal)),
-                });
-            }
-        };
-        if !status.success() {
-            return Err(Failure { code: 1, message: format!("schema-skew {format} failed ({status}); its reason is above") });
-        }
-        let text = std::fs::read_to_string(&file).map_err(|e| Failure { code: 1, message: format!("{}: {e}", file.display()) })?;
+            TIME_LIMIT,
+            &format!("schema-skew {format}"),
+            &file,
+        )?;
         let result: SkewResult = serde_json::from_str(&text)
             .map_err(|e| Failure { code: 1, message: format!("{}: not a schema-skew result: {e}", file.display()) })?;
         results.push(result);
