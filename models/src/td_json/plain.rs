@@ -71,6 +71,27 @@ pub static NEEDS_ATTENTION: [bool; 256] = {
     table
 };
 
+/// Where the run that starts at `from` and needs no attention (no quote, backslash or control
+/// character) ends: a word at a time, and once the run proves long (four words), a block at a
+/// time out of line; the last few bytes one by one. The reader's scan of a string.
+#[inline(always)]
+pub fn plain_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        if needs_attention(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
+            break;
+        }
+        i += 8;
+        if i - from == 32 {
+            i = plain_blocks_from(bytes, i, block_is_plain);
+        }
+    }
+    while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
 /// Where the run of plain ASCII that starts at `from` ends: a word at a time, and once the run
 /// proves long (four words), a block at a time out of line; the last few bytes one by one.
 #[inline(always)]

@@ -260,6 +260,57 @@ mod tests {
         }
     }
 
+    /// `string` reads text with escapes in one pass on the stack when it fits
+    /// (`unescape_on_stack`); the two-pass path (scan, then unescape) is the reference: the same
+    /// text at exact capacity, or the same error, and the reader left at the same byte, for text
+    /// on both sides of the stack buffer's size and every kind of fault at every position.
+    #[test]
+    fn the_one_pass_unescape_agrees_with_the_two_pass_path() {
+        fn two_pass(input: &[u8]) -> (Result<String, String>, usize) {
+            let mut r = JsonReader::new(input);
+            let read = r.scan_string().and_then(|token| {
+                if token.has_escapes { r.unescape(&token) } else { Ok(String::from_utf8(input[token.start..token.end].to_vec()).unwrap()) }
+            });
+            (read.map_err(|e| e.to_string()), r.pos)
+        }
+        let pieces: [&[u8]; 8] = [b"a", br"\u0430", br"\ud83d\ude00", br"\n", "é".as_bytes(), br#"\""#, b"plain text", br"\/\\"];
+        let faults: [&[u8]; 8] = [br"\ud83d", br"\ude00", br"\ud83d\u0041", br"\x", br"\u12g4", b"\x01", b"\xff", b"\xe2\x82"];
+        for len in (0..48).chain(1000..1060) {
+            let mut body = br"\u2026".to_vec();
+            let mut k = 0;
+            while body.len() < len {
+                body.extend_from_slice(pieces[k % pieces.len()]);
+                k += 1;
+            }
+            let mut cases = vec![body.clone()];
+            for (f, fault) in faults.iter().enumerate() {
+                let mut damaged = body.clone();
+                damaged.insert(0, b'x');
+                let at = (len * (f + 1) / faults.len()).min(damaged.len());
+                // Not inside an escape or a character: at a piece boundary is enough here.
+                let at = (0..=at).rev().find(|&i| i == 0 || !matches!(damaged[i - 1], b'\\' | 0x80..=0xff)).unwrap();
+                damaged.splice(at..at, fault.iter().copied());
+                cases.push(damaged);
+            }
+            for body in cases {
+                for closing in [&b"\","[..], b""] {
+                    let mut input = vec![b'"'];
+                    input.extend_from_slice(&body);
+                    input.extend_from_slice(closing);
+                    let (expected, expected_pos) = two_pass(&input);
+                    let mut r = JsonReader::new(&input);
+                    let read = r.string();
+                    let text = String::from_utf8_lossy(&input);
+                    if let Ok(s) = &read {
+                        assert_eq!(s.capacity(), s.len(), "{text}");
+                        assert_eq!(r.pos, expected_pos, "{text}");
+                    }
+                    assert_eq!(read.map_err(|e| e.to_string()), expected, "{text}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn lone_surrogates_are_refused() {
         for input in [&br#""\ud83d""#[..], br#""\ude00""#, br#""\ud83dx""#, br#""\ud83d\u0041""#] {

@@ -1,11 +1,17 @@
-//! Strings and bytes: a scan that computes the unescaped length (eight bytes at a time, long
-//! runs 64 at a time), one copy (unescaping in the same pass) into a `String` of exact size,
-//! base64 straight into the `Vec<u8>` ([`crate::td_json::base64`]).
+//! Strings and bytes. Plain text: a scan (eight bytes at a time, long runs 64 at a time) and one
+//! copy into a `String` of exact size. Text with escapes: unescaped in one pass into a buffer on
+//! the stack and copied once into a `String` of exact size; text longer than the buffer, and
+//! every fault, take two passes (a scan that computes the unescaped length, then the unescaping
+//! copy). Base64 goes straight into the `Vec<u8>` ([`crate::td_json::base64`]).
 
 use std::borrow::Cow;
 
 use super::{JsonError, JsonReader, StringToken};
-use crate::td_json::plain::{BLOCK, NEEDS_ATTENTION, ONES, block_is_plain, needs_attention, plain_blocks_from, zero_bytes};
+use crate::td_json::plain::{BLOCK, NEEDS_ATTENTION, ONES, attention_bits, plain_end, zero_bytes};
+
+/// Unescaped bytes [`JsonReader::unescape_on_stack`] holds on the stack: message text (~400
+/// bytes in the corpus) fits; longer text takes the two-pass path.
+const STACK_TEXT: usize = 1024;
 
 impl<'a> JsonReader<'a> {
     pub fn string(&mut self) -> Result<String, JsonError> {
@@ -13,18 +19,114 @@ impl<'a> JsonReader<'a> {
         if self.peek() != Some(b'"') {
             return Err(self.unexpected("a string"));
         }
+        let input: &'a [u8] = self.input;
+        let start = self.pos + 1;
+        let stop = plain_end(input, start);
+        match input.get(stop) {
+            Some(b'"') => {
+                self.pos = stop + 1;
+                // Most optional text in TDLib objects is empty (`message`: signature, tag, language).
+                if stop == start {
+                    return Ok(String::new());
+                }
+                return match crate::utf8::check(&input[start..stop]) {
+                    Ok(text) => Ok(text.to_owned()),
+                    Err(e) => Err(self.error_at(start + e.valid_up_to(), "invalid UTF-8 in a string")),
+                };
+            }
+            Some(b'\\') => {
+                if let Some(text) = self.unescape_on_stack(start, stop) {
+                    return Ok(text);
+                }
+            }
+            _ => {}
+        }
+        // Text too long for the stack, and every fault, which the scan names and places.
         let token = self.scan_string()?;
-        if token.has_escapes {
-            return self.unescape(&token);
-        }
-        // Most optional text in TDLib objects is empty (`message`: signature, tag, language).
-        if token.start == token.end {
-            return Ok(String::new());
-        }
-        let raw = &self.input[token.start..token.end];
-        match crate::utf8::check(raw) {
-            Ok(text) => Ok(text.to_owned()),
-            Err(e) => Err(self.error_at(token.start + e.valid_up_to(), "invalid UTF-8 in a string")),
+        self.unescape(&token)
+    }
+
+    /// A string with escapes in one pass: scanned, unescaped and copied a word at a time into a
+    /// buffer on the stack, checked for UTF-8 there (escapes are well-formed by construction, so
+    /// the check is of the literal text), then copied once into a `String` of its exact size.
+    /// `first_escape` is where the plain run from `start` stopped at a backslash.
+    ///
+    /// Why: scanning to size the `String` first and unescaping after read every escape twice, and
+    /// the result's check was std's, byte by byte over the escape-produced text; TDLib escapes
+    /// every character that is not ASCII, so message text is escape-dense.
+    ///
+    /// `None`, with the reader unmoved, for text longer than the buffer and for any fault: the
+    /// two-pass path ([`Self::scan_string`], [`Self::unescape`]) then reads it, and says what
+    /// is wrong and where, exactly as before.
+    fn unescape_on_stack(&mut self, start: usize, first_escape: usize) -> Option<String> {
+        let input: &'a [u8] = self.input;
+        let mut buffer = [0u8; STACK_TEXT];
+        let prefix = &input[start..first_escape];
+        buffer.get_mut(..prefix.len())?.copy_from_slice(prefix);
+        let mut len = prefix.len();
+        let mut i = first_escape;
+        loop {
+            match *input.get(i)? {
+                b'"' => {
+                    let text = crate::utf8::check(&buffer[..len]).ok()?;
+                    self.pos = i + 1;
+                    return Some(text.to_owned());
+                }
+                b'\\' => {
+                    let (code, consumed) = match *input.get(i + 1)? {
+                        b'u' => match self.hex4(i + 2).ok()? {
+                            0xDC00..=0xDFFF => return None,
+                            high @ 0xD800..=0xDBFF => {
+                                if input.get(i + 6..i + 8)? != b"\\u" {
+                                    return None;
+                                }
+                                match self.hex4(i + 8).ok()? {
+                                    low @ 0xDC00..=0xDFFF => (0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00), 12),
+                                    _ => return None,
+                                }
+                            }
+                            unit => (u32::from(unit), 6),
+                        },
+                        b'"' => (u32::from(b'"'), 2),
+                        b'\\' => (u32::from(b'\\'), 2),
+                        b'/' => (u32::from(b'/'), 2),
+                        b'b' => (0x08, 2),
+                        b'f' => (0x0c, 2),
+                        b'n' => (u32::from(b'\n'), 2),
+                        b'r' => (u32::from(b'\r'), 2),
+                        b't' => (u32::from(b'\t'), 2),
+                        _ => return None,
+                    };
+                    len += put_utf8(buffer.get_mut(len..len + 4)?, code);
+                    i += consumed;
+                }
+                byte if NEEDS_ATTENTION[byte as usize] => return None,
+                _ => {
+                    // A literal run: each word is copied whole, then the copy is cut where the
+                    // run stops (the bytes past it are overwritten next).
+                    while let (Some(chunk), Some(place)) = (input.get(i..i + 8), buffer.get_mut(len..len + 8)) {
+                        place.copy_from_slice(chunk);
+                        let stops = attention_bits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+                        if stops != 0 {
+                            let plain = stops.trailing_zeros() as usize / 8;
+                            len += plain;
+                            i += plain;
+                            break;
+                        }
+                        len += 8;
+                        i += 8;
+                    }
+                    // Near the end of the input or of the buffer: byte by byte.
+                    while let Some(&byte) = input.get(i) {
+                        if NEEDS_ATTENTION[byte as usize] {
+                            break;
+                        }
+                        *buffer.get_mut(len)? = byte;
+                        len += 1;
+                        i += 1;
+                    }
+                }
+            }
         }
     }
 
@@ -77,19 +179,7 @@ impl<'a> JsonReader<'a> {
             }
             // The common case: a run of bytes that need no attention, eight at a time; a run
             // that proves long (four words) goes on a block at a time, out of line.
-            let run = i;
-            while let Some(chunk) = bytes.get(i..i + 8) {
-                if needs_attention(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
-                    break;
-                }
-                i += 8;
-                if i - run == 32 {
-                    i = plain_blocks_from(bytes, i, block_is_plain);
-                }
-            }
-            while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
-                i += 1;
-            }
+            i = plain_end(bytes, i);
             match bytes.get(i) {
                 None => {
                     self.pos = i;
@@ -266,6 +356,35 @@ pub(super) fn push_utf8(out: &mut Vec<u8>, code: u32) {
             0x80 | ((code >> 6) & 0x3F) as u8,
             0x80 | (code & 0x3F) as u8,
         ]),
+    }
+}
+
+/// Writes the UTF-8 encoding of a scalar value at the start of `place` (at least 4 bytes) and
+/// says how many bytes it took: [`push_utf8`] for a buffer on the stack.
+#[inline(always)]
+fn put_utf8(place: &mut [u8], code: u32) -> usize {
+    match code {
+        0..=0x7F => {
+            place[0] = code as u8;
+            1
+        }
+        0x80..=0x7FF => {
+            place[..2].copy_from_slice(&[0xC0 | (code >> 6) as u8, 0x80 | (code & 0x3F) as u8]);
+            2
+        }
+        0x800..=0xFFFF => {
+            place[..3].copy_from_slice(&[0xE0 | (code >> 12) as u8, 0x80 | ((code >> 6) & 0x3F) as u8, 0x80 | (code & 0x3F) as u8]);
+            3
+        }
+        _ => {
+            place[..4].copy_from_slice(&[
+                0xF0 | (code >> 18) as u8,
+                0x80 | ((code >> 12) & 0x3F) as u8,
+                0x80 | ((code >> 6) & 0x3F) as u8,
+                0x80 | (code & 0x3F) as u8,
+            ]);
+            4
+        }
     }
 }
 
