@@ -44,6 +44,19 @@ impl<'a> JsonReader<'a> {
 
     #[inline]
     pub fn int32(&mut self) -> Result<i32, JsonError> {
+        if let Some((value, end)) = integer_prefix(self.input, self.pos)
+            && let Ok(value) = i32::try_from(value)
+        {
+            self.pos = end;
+            return Ok(value);
+        }
+        self.int32_general()
+    }
+
+    /// [`Self::int32`] for what the word-at-a-time path leaves: out of line, so that the common
+    /// path saves no registers for it.
+    #[inline(never)]
+    fn int32_general(&mut self) -> Result<i32, JsonError> {
         let token = self.integer_token("an int32")?;
         signed(&token).and_then(|v| i32::try_from(v).ok()).ok_or_else(|| self.error_at(token.start, "number out of range for int32"))
     }
@@ -51,6 +64,16 @@ impl<'a> JsonReader<'a> {
     /// `int53`: a plain JSON number.
     #[inline]
     pub fn int53(&mut self) -> Result<i64, JsonError> {
+        if let Some((value, end)) = integer_prefix(self.input, self.pos) {
+            self.pos = end;
+            return Ok(value);
+        }
+        self.int53_general()
+    }
+
+    /// [`Self::int53`] for what the word-at-a-time path leaves, out of line.
+    #[inline(never)]
+    fn int53_general(&mut self) -> Result<i64, JsonError> {
         let token = self.integer_token("an int53")?;
         signed(&token).ok_or_else(|| self.error_at(token.start, "number out of range for int53"))
     }
@@ -205,6 +228,70 @@ fn exact_decimal(token: &[u8]) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
+/// A JSON integer of up to 16 digits at `at`, read eight digits at a time, and where it ends;
+/// `None` for anything else (whitespace first, a fraction or exponent, a leading zero, more
+/// digits, fewer than 17 bytes of input left), which the general path reads and judges.
+///
+/// Why: TDLib's ids and dates have 10–13 digits, and the general path's loop paid a compare, a
+/// multiply and an add per digit (`message`: 14 int32 and 8 int53 fields, 15% of its decode).
+/// Here each word of eight bytes is tested for digits as a whole and converted with three
+/// multiplies (the SWAR conversion simdjson uses).
+#[inline(always)]
+fn integer_prefix(input: &[u8], at: usize) -> Option<(i64, usize)> {
+    let negative = *input.get(at)? == b'-';
+    let first = at + usize::from(negative);
+    let words = input.get(first..first + 17)?;
+    let high = u64::from_le_bytes(words[..8].try_into().expect("8 bytes"));
+    let count = leading_digits(high);
+    if count == 0 || (count > 1 && words[0] == b'0') {
+        return None;
+    }
+    let (magnitude, end) = if count < 8 {
+        (eight_digits(high << (8 * (8 - count))), first + count)
+    } else {
+        let low = u64::from_le_bytes(words[8..16].try_into().expect("8 bytes"));
+        let more = leading_digits(low);
+        if more == 8 && words[16].is_ascii_digit() {
+            return None;
+        }
+        let low_value = if more == 0 { 0 } else { eight_digits(low << (8 * (8 - more))) };
+        (eight_digits(high) * POWERS_OF_TEN[more] + low_value, first + 8 + more)
+    };
+    if let Some(b'.' | b'e' | b'E') = input.get(end) {
+        return None;
+    }
+    // At most 16 digits: below 2^63, so the negation cannot overflow.
+    let value = magnitude as i64;
+    Some((if negative { -value } else { value }, end))
+}
+
+const POWERS_OF_TEN: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// How many of the eight bytes of `word`, from its first (lowest), are ASCII digits. A byte is a
+/// digit when its high nibble is 3 and adding 6 does not carry it out of the nibble's 9; the add
+/// can carry into the next byte only from a byte of 0xFA or more, itself not a digit, so the
+/// first non-digit found is exact.
+#[inline(always)]
+fn leading_digits(word: u64) -> usize {
+    const NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    let not_digit = ((word & NIBBLES) ^ THREES) | ((word.wrapping_add(0x0606_0606_0606_0606) & NIBBLES) ^ THREES);
+    // The high bit of every byte of `not_digit` that is not zero (no carries between bytes).
+    let stops = (((not_digit & 0x7F7F_7F7F_7F7F_7F7F) + 0x7F7F_7F7F_7F7F_7F7F) | not_digit) & 0x8080_8080_8080_8080;
+    stops.trailing_zeros() as usize / 8
+}
+
+/// The value of eight ASCII digits, the first in the lowest byte (zero bytes read as leading
+/// zeros): pairs, then quads, then the whole, one multiply each.
+#[inline(always)]
+fn eight_digits(word: u64) -> u64 {
+    let value = word & 0x0F0F_0F0F_0F0F_0F0F;
+    // The products overflow into bits that are shifted out or masked off: wrapping on purpose.
+    let value = value.wrapping_mul(10 << 8 | 1) >> 8;
+    let value = (value & 0x00FF_00FF_00FF_00FF).wrapping_mul(100 << 16 | 1) >> 16;
+    (value & 0x0000_FFFF_0000_FFFF).wrapping_mul(10_000 << 32 | 1) >> 32
+}
+
 /// An integer token as i64, if it fits.
 #[inline]
 pub(super) fn signed(token: &NumberToken) -> Option<i64> {
@@ -241,6 +328,58 @@ pub(super) fn parse_i64(text: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::td_json::JsonReader;
+
+    /// The eight-digit path agrees with the general one, value, end and refusal alike: every
+    /// length of digits, signs, leading zeros, what may follow, and input ending close behind.
+    #[test]
+    fn integers_read_a_word_at_a_time_as_the_general_path_reads_them() {
+        let digits = "98765432109876543210";
+        let mut texts: Vec<String> = Vec::new();
+        for len in 0..=20 {
+            for body in [&digits[..len], &"10000000000000000000"[..len], &"00700000000000000000"[..len]] {
+                for sign in ["", "-", "+", " "] {
+                    for after in ["}", ",\"x\":1}", ".5}", "e3}", "E-1}", " }", "x", "", "1234567890123456789"] {
+                        texts.push(format!("{sign}{body}{after}"));
+                    }
+                }
+            }
+        }
+        for text in &texts {
+            let input = text.as_bytes();
+            for at in [0, 1] {
+                let Some(prefix) = input.get(at..) else { continue };
+                let general = general_integer(prefix);
+                match integer_prefix(input, at) {
+                    Some((value, end)) => assert_eq!(general, Some((value, end - at)), "{text:?} at {at}"),
+                    // Refused here: the general path reads it, or it is not a plain integer
+                    // of at most 16 digits with 17 bytes to spare.
+                    None => {
+                        let digit_count =
+                            prefix.iter().skip(usize::from(prefix.first() == Some(&b'-'))).take_while(|b| b.is_ascii_digit()).count();
+                        let short = prefix.len() < 17 + usize::from(prefix.first() == Some(&b'-'));
+                        assert!(general.is_none() || digit_count > 16 || short, "{text:?} at {at}: {general:?}");
+                    }
+                }
+            }
+        }
+        for word in 0..=u16::MAX {
+            let bytes = [word as u8, (word >> 8) as u8, b'1', b'2', b'3', b'4', b'5', b'6'];
+            let expected = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            assert_eq!(leading_digits(u64::from_le_bytes(bytes)), expected, "{bytes:?}");
+        }
+    }
+
+    /// A plain integer as the general path reads it: its value and length, `None` when it is
+    /// not one (a fraction, an exponent, a fault, a value past i64).
+    fn general_integer(input: &[u8]) -> Option<(i64, usize)> {
+        let mut r = JsonReader::new(input);
+        let token = r.number_token("a number").ok()?;
+        if !token.is_integer {
+            return None;
+        }
+        Some((signed(&token)?, token.end))
+    }
 
     #[test]
     fn plain_decimals_read_exactly_as_str_parse_reads_them() {
