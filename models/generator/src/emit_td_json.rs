@@ -114,7 +114,9 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
         }
     }
     writeln!(out, "        }}").unwrap();
-    writeln!(out, "        loop {{").unwrap();
+    // The `}` where the fields in order stopped, as TDLib writes it, ends the object inline;
+    // anything else goes to the loop (a call per object, when it was the loop that found `}`).
+    writeln!(out, "        if !r.end_object() {{ loop {{").unwrap();
     writeln!(out, "            match r.next_field(Self::JSON_FIELDS, &mut expected)? {{").unwrap();
     for (index, f) in s.fields.iter().enumerate() {
         let read = match &f.kind {
@@ -126,7 +128,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "                {RT}::FIELD_END => break,").unwrap();
     writeln!(out, "                {RT}::FIELD_TYPE => r.type_member(type_key)?,").unwrap();
     writeln!(out, "                _ => r.skip_value()?,").unwrap();
-    writeln!(out, "            }}\n        }}").unwrap();
+    writeln!(out, "            }}\n        }} }}").unwrap();
     writeln!(out, "        Ok(Self {{").unwrap();
     for f in &s.fields {
         // TDLib leaves a missing field at its default, as the serde models do.

@@ -131,6 +131,18 @@ impl<'a> JsonReader<'a> {
         self.next_field_slow(fields, expected)
     }
 
+    /// Consumes the object's `}` when it comes next, as after a compact object read in
+    /// declaration order: inline, where [`Self::next_field`] (which finds it too) is a call.
+    #[inline(always)]
+    pub fn end_object(&mut self) -> bool {
+        if self.input.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            self.leave();
+            return true;
+        }
+        false
+    }
+
     /// Consumes `member` — the separator and key of a field as TDLib writes them, `,"name":` —
     /// when it comes next: the generated field readers try each field in declaration order with
     /// it before they fall back to [`Self::next_field`]. `member` is a constant there, so the
