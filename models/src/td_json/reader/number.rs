@@ -32,7 +32,7 @@ impl<'a> JsonReader<'a> {
         self.error_here(format!("invalid literal, expected `{}`", String::from_utf8_lossy(word)))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bool(&mut self) -> Result<bool, JsonError> {
         self.skip_whitespace();
         match self.peek() {
@@ -42,7 +42,7 @@ impl<'a> JsonReader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn int32(&mut self) -> Result<i32, JsonError> {
         if let Some((value, end)) = integer_prefix(self.input, self.pos)
             && let Ok(value) = i32::try_from(value)
@@ -62,7 +62,7 @@ impl<'a> JsonReader<'a> {
     }
 
     /// `int53`: a plain JSON number.
-    #[inline]
+    #[inline(always)]
     pub fn int53(&mut self) -> Result<i64, JsonError> {
         if let Some((value, end)) = integer_prefix(self.input, self.pos) {
             self.pos = end;
@@ -106,7 +106,7 @@ impl<'a> JsonReader<'a> {
         parse_i64(&text).ok_or_else(|| self.error_at(token.start, "invalid int64: expected a decimal string"))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn double(&mut self) -> Result<f64, JsonError> {
         if let Some((value, end)) = decimal_prefix(self.input, self.pos) {
             self.pos = end;
