@@ -105,7 +105,7 @@ pub struct Options {
     #[arg(long)]
     pub allow_format_change: bool,
     /// Fail, not only warn, when a latency comparison could not have caught a slowdown of the
-    /// threshold (80% power)
+    /// threshold (80% power) and its pairs do not show it faster
     #[arg(long)]
     pub strict: bool,
     /// Leave the TDLib round trips out (by default a run that measures their lanes fetches

@@ -10,7 +10,9 @@
 //! most T/2 fails with at most that share's chance, in a run as a whole at most
 //! [`FAMILY_ALPHA`]. It is `gated` (a `pass` when not slower) when the whole procedure would
 //! catch a slowdown of T with [`POWER`] and one of 1.5·T with [`POWER_AT_ONE_AND_A_HALF`],
-//! computed from its own noise; otherwise `not-gated`, with the slowdown it could have caught.
+//! computed from its own noise, or when its one-sided upper confidence bound, at the same share,
+//! is below no change ([`faster`]: a clear speed-up, however noisy, rules out any slowdown);
+//! otherwise `not-gated`, with the slowdown it could have caught.
 //!
 //! **Which threshold, which budget** ([`super::counts`]): a comparison whose counts changed is
 //! held to `--threshold` (1%) in its own family; one whose counts are unchanged (its verdict is
@@ -268,6 +270,17 @@ pub fn look_first(a: &[Prospect], b: &[Prospect]) -> std::cmp::Ordering {
     gb.len().cmp(&ga.len()).then_with(by_level).then_with(|| least_last(a).total_cmp(&least_last(b)))
 }
 
+/// Whether the pairs show the current tree faster at one-sided level `alpha`: their upper
+/// bound, widened for a run-level shift as [`slower`]'s lower one is, is below no change. A
+/// slowdown of any size clears this with at most `alpha`'s chance, whatever the comparison's
+/// noise, so such a comparison passes even where its noise denies it the power [`gated`] asks
+/// for: a clear speed-up is not left undecided (and under `--ci` failed, exit 3) for want of
+/// power to see a slowdown its own pairs exclude. (Unchanged code stays undecided: only a
+/// speed-up clears.)
+fn faster(paired: &Paired, alpha: f64, rules: &Rules) -> bool {
+    alpha > 0.0 && bounds(paired, alpha, rules.run_spread).1 < 1.0
+}
+
 /// The screen over every latency comparison, on the samples so far.
 pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
     let grouped = super::group(samples);
@@ -439,27 +452,30 @@ fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, 
 pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, rules: Rules) -> Judged {
     let t = rules.threshold;
     let unconfirmed = is_flagged && confirm.is_none();
-    let (paired, alpha, stage, regression, (detectable_slowdown, is_gated)) = match (is_flagged, confirm) {
+    let (paired, alpha, stage, regression, is_faster, (detectable_slowdown, is_gated)) = match (is_flagged, confirm) {
         (true, Some(confirm)) => {
             let alpha = rules.confirm_alpha(rules.flagged.max(1.0));
             let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t, rules.run_spread);
             let power = |e| stage.at(e);
             let shown = (detectable(power, POWER), gated(power, t));
             let regression = slower(&confirm, alpha, &rules);
-            (confirm, alpha, Stage::Confirm, regression, shown)
+            let is_faster = faster(&confirm, alpha, &rules);
+            (confirm, alpha, Stage::Confirm, regression, is_faster, shown)
         }
         _ => {
             let alpha = rules.direct_alpha(screen.pairs);
             let shown = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
             let regression = slower(&screen, alpha, &rules);
+            // A flag still waiting for its confirmation is not decided by its screen.
+            let is_faster = !unconfirmed && faster(&screen, alpha, &rules);
             // A look that cannot reject shows its interval at the comparison's whole share.
             let alpha = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
-            (screen, alpha, Stage::Screen, regression, shown)
+            (screen, alpha, Stage::Screen, regression, is_faster, shown)
         }
     };
     let verdict = if regression {
         Verdict::Regression
-    } else if is_gated {
+    } else if is_gated || is_faster {
         Verdict::Pass
     } else {
         Verdict::NotGated
@@ -684,6 +700,33 @@ mod tests {
         let (_, gated, alarms) = rates(303, 100, 2, 0.04, 0.0, 0.01, LOOKS);
         assert!(gated <= 5, "{gated} of 100 gated at 1% with 4% noise");
         assert!(alarms <= 5, "{alarms}");
+    }
+
+    #[test]
+    fn a_clear_speed_up_passes_however_noisy_and_a_slowdown_never_does() {
+        // 3% per-pair noise: six looks cannot give 1% its power. A true 10% speed-up still
+        // passes, on its interval, and at its first look. Unchanged pairs as noisy stay
+        // undecided: only pairs that show the current tree faster pass this way.
+        let rules = Rules { looks: LOOKS, family: 2.0, ..rules() };
+        let sped_up = judge(Noise(61).pairs(LOOKS.first, 0.03, pct(-10.0)), None, false, rules);
+        assert!(sped_up.detectable.exp() - 1.0 > 0.01, "powered after all: {}", sped_up.detectable);
+        assert_eq!((sped_up.stage, sped_up.verdict), (Stage::Screen, Verdict::Pass));
+        assert!(worth_another_look(&sped_up.paired, &rules).is_none());
+        let unchanged = judge(Noise(62).pairs(LOOKS.first, 0.03, 0.0), None, false, rules);
+        assert_eq!(unchanged.verdict, Verdict::NotGated);
+        // Through the whole procedure, 300 runs each: on this noise a slowdown (at the
+        // threshold, at half of it) or no change passes in at most the screen's budget; a 3%
+        // speed-up, once the looks have narrowed it, nearly always.
+        let runs = 300;
+        let passes = |seed, effect| {
+            let mut noise = Noise(seed);
+            (0..runs).filter(|_| simulate(&mut noise, 2, 0.03, pct(effect), 0.01, LOOKS)[0].verdict == Verdict::Pass).count()
+        };
+        let (at, half, none, quicker) = (passes(63, 1.0), passes(64, 0.5), passes(66, 0.0), passes(65, -3.0));
+        eprintln!("3% noise: passed {at} of {runs} at +1%, {half} at +0.5%, {none} unchanged, {quicker} at -3%");
+        assert!(at + half <= runs * 2 / 100, "true slowdowns passed: {at} (+1%), {half} (+0.5%) of {runs} runs each");
+        assert!(none <= runs * 5 / 100, "unchanged code passed {none} of {runs} runs on 3% noise");
+        assert!(quicker >= runs * 95 / 100, "a true 3% speed-up passed {quicker} of {runs} runs");
     }
 
     #[test]

@@ -472,6 +472,27 @@ mod tests {
     }
 
     #[test]
+    fn a_clear_speed_up_passes_however_noisy_and_ci_has_nothing_undecided() {
+        // The same wandering, on current batches 20% faster: no power to see 1%, but every pair
+        // shows the current tree faster, so the pairs themselves rule out a slowdown.
+        let results = judged(Measure::Time, |samples| {
+            noisy(samples);
+            for s in samples.iter_mut().filter(|s| s.role == Role::Current) {
+                for op in &mut s.operations {
+                    op.batches_ns_per_op.iter_mut().for_each(|b| *b *= 0.8);
+                    op.stats = BatchStats::of(&op.batches_ns_per_op);
+                }
+            }
+        });
+        assert!(results.passed(), "{:?}", results.violations);
+        let family: Vec<_> = results.threshold_family().collect();
+        assert_eq!(family.len(), 2);
+        assert!(family.iter().all(|c| c.verdict == Verdict::Pass), "{family:?}");
+        assert!(family.iter().all(|c| c.detectable.is_some_and(|d| d > 0.01)), "powered after all: {family:?}");
+        assert_eq!(results.undecided().count(), 0);
+    }
+
+    #[test]
     fn strict_fails_a_comparison_that_is_not_gated() {
         let plan = {
             let mut plan = fixture::plan(Measure::Time);
