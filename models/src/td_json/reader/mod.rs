@@ -311,6 +311,42 @@ mod tests {
         }
     }
 
+    /// Every way an escape can be wrong, named and placed: at the backslash, or at the hex
+    /// digits that are not hex; the same in text short enough for the one-pass unescape and in
+    /// text too long for it, closed or cut off by the end of the input.
+    #[test]
+    fn every_escape_fault_is_named_where_it_is() {
+        for (body, offset, message) in [
+            (&br"\x"[..], 1, "invalid escape"),
+            (br"\", 1, "unexpected end of input in an escape"),
+            (br"\u12g4", 3, "invalid hex digit in a \\u escape"),
+            (br"\u12", 3, "unexpected end of input in a \\u escape"),
+            (br"\ude00", 1, "lone trailing surrogate in a \\u escape"),
+            (br"\ud83d", 1, "lone leading surrogate in a \\u escape"),
+            (br"\ud83dx", 1, "lone leading surrogate in a \\u escape"),
+            (br"\ud83d\", 1, "lone leading surrogate in a \\u escape"),
+            (br"\ud83d\u0041", 1, "lone leading surrogate in a \\u escape"),
+            (br"\ud83d\u00g1", 9, "invalid hex digit in a \\u escape"),
+            (br"\ud83d\u00", 9, "unexpected end of input in a \\u escape"),
+        ] {
+            for lead in [0, 1100] {
+                // Closed, the end of the input, and closed where a cut-off escape reads the
+                // quote as its own: then the fault is what the quote makes of it.
+                for closing in [&b""[..], b"!\","] {
+                    let mut input = vec![b'"'];
+                    input.extend(std::iter::repeat_n(b'a', lead));
+                    input.extend_from_slice(body);
+                    input.extend_from_slice(closing);
+                    let text = String::from_utf8_lossy(&input);
+                    let error = JsonReader::new(&input).string().expect_err(&text);
+                    if closing.is_empty() || !message.contains("end of input") {
+                        assert_eq!((error.offset(), error.message()), (lead + offset, message), "{text}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn lone_surrogates_are_refused() {
         for input in [&br#""\ud83d""#[..], br#""\ude00""#, br#""\ud83dx""#, br#""\ud83d\u0041""#] {
