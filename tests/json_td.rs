@@ -424,3 +424,40 @@ fn errors_name_the_byte_and_what_was_expected() {
         assert_eq!(error.offset, Some(offset), "{}: {error}", String::from_utf8_lossy(text));
     }
 }
+
+/// `Object::from_td_json` (what the codec decodes with: the end checked before the constructor
+/// is wrapped) reads what the generic `td_json::from_slice` reads, and refuses what it refuses
+/// with the same offset and message: corpus payloads whole, damaged, and followed by more.
+#[test]
+fn the_whole_payload_reader_agrees_with_the_generic_reader() {
+    use tdbench_models::Object;
+    use tdbench_models::td_json::{self, JsonError};
+
+    /// The object, or the error's offset and message.
+    type Read = Result<Object, (usize, String)>;
+    fn both(input: &[u8]) -> (Read, Read) {
+        let pair = |e: JsonError| (e.offset(), e.message().to_string());
+        (Object::from_td_json::<JsonError>(input).map_err(pair), td_json::from_slice::<Object>(input).map_err(pair))
+    }
+    let corpus = Corpus::load(&Corpus::default_dir()).expect("corpus loads");
+    let mut rng = Rng::new(0x0077_686f_6c65);
+    let mut refused = 0;
+    for payload in &corpus.payloads {
+        let mut inputs = vec![payload.json.clone()];
+        for tail in [&b" \n"[..], b" x", b"{}", b","] {
+            inputs.push([&payload.json[..], tail].concat());
+        }
+        let copies = if payload.json.len() < 20_000 { 100 } else { 5 };
+        inputs.extend((0..copies).map(|_| mutate(&mut rng, &payload.json)));
+        for input in inputs {
+            let (whole, generic) = both(&input);
+            refused += usize::from(whole.is_err());
+            assert_eq!(whole, generic, "{}:\n{}", payload.location(), String::from_utf8_lossy(&input));
+        }
+    }
+    for input in [&b""[..], b"{}", b"{\"@type\":\"noSuchType\"}", b"[]", b"{\"@type\":\"ok\"} {", b"{\"x\":1,\"@type\":\"ok\"}"] {
+        let (whole, generic) = both(input);
+        assert_eq!(whole, generic, "{}", String::from_utf8_lossy(input));
+    }
+    assert!(refused > 1000, "the damaged and extended copies should be refused often: {refused}");
+}

@@ -3,15 +3,18 @@
 //! reader reads `@type` first and builds the model straight from the input, so it neither
 //! buffers objects as serde's tagged enums must nor allocates anything but the object graph.
 
-use tdbench_models::{Object, td_json};
+use tdbench_models::Object;
+use tdbench_models::td_json::{self, JsonError};
 
 use crate::{Codec, CodecError};
 
 pub struct JsonTd;
 
+const NAME: &str = "json-td";
+
 impl Codec for JsonTd {
     fn name(&self) -> &'static str {
-        "json-td"
+        NAME
     }
 
     fn is_tdlib_json(&self) -> bool {
@@ -24,6 +27,14 @@ impl Codec for JsonTd {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
-        td_json::from_slice(bytes).map_err(|e| CodecError::at(self.name(), e.offset(), e.message()))
+        // Straight into this `Result`, as `tl` does: through `td_json::from_slice` and a
+        // conversion of its error, the whole `Object` was moved twice more.
+        Object::from_td_json(bytes)
+    }
+}
+
+impl From<JsonError> for CodecError {
+    fn from(e: JsonError) -> Self {
+        CodecError::at(NAME, e.offset(), e.message())
     }
 }

@@ -90,6 +90,16 @@ impl<'a> JsonReader<'a> {
         JsonReader { input, pos: 0, depth: 0, after_open: false, key_at: 0, stack_base }
     }
 
+    /// The object of a whole payload, read by `read`: nothing but whitespace may follow it.
+    /// The generated `Object::from_td_json` calls it for each constructor before it wraps the
+    /// value, so the end is checked before the (large) `Object` is built, and built once.
+    #[inline(always)]
+    pub fn whole<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T, JsonError>) -> Result<T, JsonError> {
+        let value = read(self)?;
+        self.finish()?;
+        Ok(value)
+    }
+
     /// Succeeds when only whitespace is left.
     pub fn finish(&mut self) -> Result<(), JsonError> {
         self.skip_whitespace();

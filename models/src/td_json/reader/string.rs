@@ -336,7 +336,7 @@ fn quote_position(bytes: &[u8]) -> Option<usize> {
 
 /// Hex digit values; 0x10000 for a byte that is not one, so that four digits folded into a u32
 /// exceed u16 whenever any of them is invalid.
-pub(super) static HEX_VALUE: [u32; 256] = {
+static HEX_VALUE: [u32; 256] = {
     let mut table = [0x10000u32; 256];
     let mut b = 0;
     while b < 256 {
