@@ -90,7 +90,8 @@ pub struct Options {
     pub confirm_rounds: u32,
     /// The line the gate holds, in percent (above 0, at most 100): a changed comparison fails
     /// when its one-sided lower confidence bound is above half of it, and is gated when it would
-    /// catch a slowdown of that size with 80% power (and of 1.5 times it with 95%); under
+    /// catch a slowdown of that size with 80% power (and of 1.5 times it with 95%) or its
+    /// one-sided upper bound is below it; under
     /// --measure instructions, more instructions than that fail
     #[arg(long, value_name = "PERCENT", default_value = "1", value_parser = percent)]
     pub threshold: f64,
@@ -105,7 +106,7 @@ pub struct Options {
     #[arg(long)]
     pub allow_format_change: bool,
     /// Fail, not only warn, when a latency comparison could not have caught a slowdown of the
-    /// threshold (80% power) and its pairs do not show it faster
+    /// threshold (80% power) and its pairs do not bound it below the threshold
     #[arg(long)]
     pub strict: bool,
     /// Leave the TDLib round trips out (by default a run that measures their lanes fetches

@@ -11,8 +11,8 @@
 //! [`FAMILY_ALPHA`]. It is `gated` (a `pass` when not slower) when the whole procedure would
 //! catch a slowdown of T with [`POWER`] and one of 1.5·T with [`POWER_AT_ONE_AND_A_HALF`],
 //! computed from its own noise, or when its one-sided upper confidence bound, at the same share,
-//! is below no change ([`faster`]: a clear speed-up, however noisy, rules out any slowdown);
-//! otherwise `not-gated`, with the slowdown it could have caught.
+//! is below T ([`within_threshold`]: pairs, however noisy, that bound the change below the
+//! threshold have decided it); otherwise `not-gated`, with the slowdown it could have caught.
 //!
 //! **Which threshold, which budget** ([`super::counts`]): a comparison whose counts changed is
 //! held to `--threshold` (1%) in its own family; one whose counts are unchanged (its verdict is
@@ -270,15 +270,18 @@ pub fn look_first(a: &[Prospect], b: &[Prospect]) -> std::cmp::Ordering {
     gb.len().cmp(&ga.len()).then_with(by_level).then_with(|| least_last(a).total_cmp(&least_last(b)))
 }
 
-/// Whether the pairs show the current tree faster at one-sided level `alpha`: their upper
-/// bound, widened for a run-level shift as [`slower`]'s lower one is, is below no change. A
-/// slowdown of any size clears this with at most `alpha`'s chance, whatever the comparison's
-/// noise, so such a comparison passes even where its noise denies it the power [`gated`] asks
-/// for: a clear speed-up is not left undecided (and under `--ci` failed, exit 3) for want of
-/// power to see a slowdown its own pairs exclude. (Unchanged code stays undecided: only a
-/// speed-up clears.)
-fn faster(paired: &Paired, alpha: f64, rules: &Rules) -> bool {
-    alpha > 0.0 && bounds(paired, alpha, rules.run_spread).1 < 1.0
+/// Whether the pairs show the current tree slower by less than the threshold, at one-sided
+/// level `alpha`: their upper bound, widened for a run-level shift as [`slower`]'s lower one is,
+/// is below 1 + T (the summary's interval ends below +T). A slowdown of T or more clears this
+/// with at most `alpha`'s chance, whatever the comparison's noise, so such a comparison passes
+/// even where its noise denies it the power [`gated`] asks for: a speed-up, or a change too
+/// small to matter, that its own pairs bound below the threshold is not left undecided (and
+/// under `--ci` failed, exit 3) for want of power to see a slowdown they already exclude.
+/// (Seen in the self-gate of an edit to json_td.rs: json-sonic encode on `messages`, whose
+/// machine code the edit moved, measured +0.11%, interval −0.57% to +0.82%, and failed `--ci`
+/// as not gated.)
+fn within_threshold(paired: &Paired, alpha: f64, rules: &Rules) -> bool {
+    alpha > 0.0 && bounds(paired, alpha, rules.run_spread).1 < 1.0 + rules.threshold
 }
 
 /// The screen over every latency comparison, on the samples so far.
@@ -452,30 +455,30 @@ fn screen_detectable(pairs: usize, standard_error: f64, df: f64, rules: &Rules, 
 pub(crate) fn judge(screen: Paired, confirm: Option<Paired>, is_flagged: bool, rules: Rules) -> Judged {
     let t = rules.threshold;
     let unconfirmed = is_flagged && confirm.is_none();
-    let (paired, alpha, stage, regression, is_faster, (detectable_slowdown, is_gated)) = match (is_flagged, confirm) {
+    let (paired, alpha, stage, regression, is_within, (detectable_slowdown, is_gated)) = match (is_flagged, confirm) {
         (true, Some(confirm)) => {
             let alpha = rules.confirm_alpha(rules.flagged.max(1.0));
             let stage = StagePower::new(confirm.pairs, confirm.standard_error, confirm.df, alpha, t, rules.run_spread);
             let power = |e| stage.at(e);
             let shown = (detectable(power, POWER), gated(power, t));
             let regression = slower(&confirm, alpha, &rules);
-            let is_faster = faster(&confirm, alpha, &rules);
-            (confirm, alpha, Stage::Confirm, regression, is_faster, shown)
+            let is_within = within_threshold(&confirm, alpha, &rules);
+            (confirm, alpha, Stage::Confirm, regression, is_within, shown)
         }
         _ => {
             let alpha = rules.direct_alpha(screen.pairs);
             let shown = screen_detectable(screen.pairs, screen.standard_error, screen.df, &rules, !unconfirmed);
             let regression = slower(&screen, alpha, &rules);
             // A flag still waiting for its confirmation is not decided by its screen.
-            let is_faster = !unconfirmed && faster(&screen, alpha, &rules);
+            let is_within = !unconfirmed && within_threshold(&screen, alpha, &rules);
             // A look that cannot reject shows its interval at the comparison's whole share.
             let alpha = if alpha > 0.0 { alpha } else { SCREEN_ALPHA / rules.family };
-            (screen, alpha, Stage::Screen, regression, is_faster, shown)
+            (screen, alpha, Stage::Screen, regression, is_within, shown)
         }
     };
     let verdict = if regression {
         Verdict::Regression
-    } else if is_gated || is_faster {
+    } else if is_gated || is_within {
         Verdict::Pass
     } else {
         Verdict::NotGated
@@ -653,7 +656,8 @@ mod tests {
     }
 
     /// How often, in `runs` seeded runs of a family of `m`, the first comparison (slowed by
-    /// `effect` percent) is a regression, is gated, and any of the family is a regression.
+    /// `effect` percent) is a regression, is decided (a regression, or a pass: gated by its
+    /// power or bounded below the threshold by its pairs), and any of the family is a regression.
     fn rates(seed: u64, runs: usize, m: usize, sd: f64, effect: f64, threshold: f64, looks: Looks) -> (usize, usize, usize) {
         let mut noise = Noise(seed);
         let (mut caught, mut gated, mut any) = (0, 0, 0);
@@ -695,18 +699,21 @@ mod tests {
     }
 
     #[test]
-    fn a_comparison_that_cannot_be_gated_says_so_rather_than_pass() {
-        // 4% per-pair noise: six looks cannot gate 1%. Nothing passes as gated.
-        let (_, gated, alarms) = rates(303, 100, 2, 0.04, 0.0, 0.01, LOOKS);
-        assert!(gated <= 5, "{gated} of 100 gated at 1% with 4% noise");
+    fn a_comparison_without_the_power_passes_only_what_its_pairs_bound_below_the_threshold() {
+        // 4% per-pair noise: six looks cannot give 1% its power. Such a comparison passes only
+        // where its own pairs bound it below the threshold, which a true 1% slowdown almost
+        // never is: it says it is not gated rather than pass (it passed 3 of 100 runs here).
+        let (caught, decided, _) = rates(303, 100, 2, 0.04, 1.0, 0.01, LOOKS);
+        assert!(decided - caught <= 5, "a true 1% passed {} of 100 runs at 4% noise", decided - caught);
+        let (_, _, alarms) = rates(303, 100, 2, 0.04, 0.0, 0.01, LOOKS);
         assert!(alarms <= 5, "{alarms}");
     }
 
     #[test]
-    fn a_clear_speed_up_passes_however_noisy_and_a_slowdown_never_does() {
+    fn pairs_that_bound_a_change_below_the_threshold_pass_it_however_noisy() {
         // 3% per-pair noise: six looks cannot give 1% its power. A true 10% speed-up still
-        // passes, on its interval, and at its first look. Unchanged pairs as noisy stay
-        // undecided: only pairs that show the current tree faster pass this way.
+        // passes, on its interval, and at its first look. Unchanged pairs as noisy are not
+        // bounded below +1% by one look's 16 pairs: undecided, they look again.
         let rules = Rules { looks: LOOKS, family: 2.0, ..rules() };
         let sped_up = judge(Noise(61).pairs(LOOKS.first, 0.03, pct(-10.0)), None, false, rules);
         assert!(sped_up.detectable.exp() - 1.0 > 0.01, "powered after all: {}", sped_up.detectable);
@@ -714,9 +721,11 @@ mod tests {
         assert!(worth_another_look(&sped_up.paired, &rules).is_none());
         let unchanged = judge(Noise(62).pairs(LOOKS.first, 0.03, 0.0), None, false, rules);
         assert_eq!(unchanged.verdict, Verdict::NotGated);
-        // Through the whole procedure, 300 runs each: on this noise a slowdown (at the
-        // threshold, at half of it) or no change passes in at most the screen's budget; a 3%
-        // speed-up, once the looks have narrowed it, nearly always.
+        // Through the whole procedure, 300 runs each: on this noise a slowdown of the threshold
+        // passes in at most the family's budget; unchanged code, once the looks have narrowed
+        // it, mostly passes (before this rule, 1 of 300: --ci failed the rest as undecided); a
+        // 3% speed-up nearly always. (+0.5%, half the threshold, is not a regression; it
+        // passed 80 of 300.)
         let runs = 300;
         let passes = |seed, effect| {
             let mut noise = Noise(seed);
@@ -724,8 +733,8 @@ mod tests {
         };
         let (at, half, none, quicker) = (passes(63, 1.0), passes(64, 0.5), passes(66, 0.0), passes(65, -3.0));
         eprintln!("3% noise: passed {at} of {runs} at +1%, {half} at +0.5%, {none} unchanged, {quicker} at -3%");
-        assert!(at + half <= runs * 2 / 100, "true slowdowns passed: {at} (+1%), {half} (+0.5%) of {runs} runs each");
-        assert!(none <= runs * 5 / 100, "unchanged code passed {none} of {runs} runs on 3% noise");
+        assert!(at <= runs * 5 / 100, "a true 1% slowdown passed {at} of {runs} runs");
+        assert!(none >= runs / 2, "unchanged code passed only {none} of {runs} runs on 3% noise");
         assert!(quicker >= runs * 95 / 100, "a true 3% speed-up passed {quicker} of {runs} runs");
     }
 
@@ -821,19 +830,18 @@ mod tests {
     }
 
     #[test]
-    fn further_looks_gate_what_one_look_cannot_and_catch_it() {
-        // Per-pair noise against a 1% threshold that the first look rarely gates; further looks
-        // mostly do, and a planted 1% is then caught about as often as gated ones promise.
+    fn further_looks_decide_what_one_look_cannot_and_catch_it() {
+        // Per-pair noise against a 1% threshold at which the first look leaves a planted 1%
+        // undecided in a third to a half of runs; further looks mostly decide it, and it is then
+        // caught about as often as gated comparisons promise.
         for (seed, sd) in [(21, 0.008), (23, 0.01)] {
             let first = Looks { count: 1, ..LOOKS };
-            let gated = |looks: Looks| rates(seed, 100, 2, sd, 0.0, 0.01, looks).1;
-            let (one, more) = (gated(first), gated(LOOKS));
+            let decided = |looks: Looks| rates(seed, 100, 2, sd, 1.0, 0.01, looks).1;
+            let (one, more) = (decided(first), decided(LOOKS));
             let (caught, _, _) = rates(seed + 100, 200, 2, sd, 1.0, 0.01, LOOKS);
-            eprintln!(
-                "noise {sd}: gated at 1% in 100 A/A runs: {one} with one look, {more} with six; planted 1% caught in {caught} of 200"
-            );
-            assert!(more >= 90 && more >= one + 40, "one look {one}, six {more}");
-            assert!(caught as f64 >= 0.8 * 200.0 * more as f64 / 100.0 - 10.0, "caught {caught} of 200, gated {more} of 100");
+            eprintln!("noise {sd}: a planted 1% decided in {one} of 100 runs with one look, {more} with six; caught in {caught} of 200");
+            assert!(more >= 90 && more >= one + 20, "one look {one}, six {more}");
+            assert!(caught as f64 >= 0.8 * 200.0 * more as f64 / 100.0 - 10.0, "caught {caught} of 200, decided {more} of 100");
         }
     }
 
