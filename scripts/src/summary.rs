@@ -85,8 +85,8 @@ pub fn text(results: &Results) -> String {
 }
 
 /// What the latency gate could decide, before anything else: of the comparisons held to the
-/// threshold, how many the counts found unchanged and how many time gated, and what was left
-/// undecided; then what the backstop and the TDLib round trips could see.
+/// threshold, how many the counts found unchanged and how many time decided (with the power
+/// to see the threshold, or by their interval alone), and what was left undecided; then what the backstop and the TDLib round trips could see.
 pub fn headline(results: &Results) -> String {
     let left_out: String = results.provenance.left_out.iter().map(|why| format!("{why}\n")).collect();
     let pairing = &results.provenance.pairing.note;
@@ -107,15 +107,23 @@ pub fn headline(results: &Results) -> String {
     let unchanged = family.iter().filter(|c| c.class == Some(Class::Unchanged)).count();
     let undecided = results.undecided().count();
     let by_time = family.len() - unchanged - undecided;
+    // Time decides a comparison with the power to see the threshold, or by its interval alone: a
+    // pass whose upper end is below the threshold, a regression whose lower end is above half.
+    let powered = family
+        .iter()
+        .filter(|c| c.class != Some(Class::Unchanged) && c.verdict != Verdict::NotGated)
+        .filter(|c| c.detectable.is_some_and(|d| d <= threshold / 100.0 + 1e-12))
+        .count();
+    let by_time = format!("{by_time} by time ({powered} with 80% power at {threshold}%, {} by their interval alone)", by_time - powered);
     let mut out = if undecided == 0 {
         format!(
-            "latency at {threshold}%: all {} comparisons decided: {unchanged} unchanged by their instruction counts, {by_time} gated by time\n",
+            "latency at {threshold}%: all {} comparisons decided: {unchanged} unchanged by their instruction counts, {by_time}\n",
             family.len()
         )
     } else {
         format!(
             "latency at {threshold}%: {undecided} of {} comparisons NOT decided (listed first): their counts changed and time could not \
-             gate them; {unchanged} unchanged by their instruction counts, {by_time} gated by time\n",
+             gate them; {unchanged} unchanged by their instruction counts, {by_time}\n",
             family.len()
         )
     };

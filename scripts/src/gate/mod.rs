@@ -252,7 +252,8 @@ mod tests {
         assert_eq!(decode.unwrap().class, Some(Class::Changed));
         let text = crate::summary::text(&results);
         assert!(
-            text.starts_with("latency at 1%: all 2 comparisons decided: 1 unchanged by their instruction counts, 1 gated by time"),
+            text.starts_with("latency at 1%: all 2 comparisons decided: 1 unchanged by their instruction counts, 1 by time (1 with 80% power at 1%, 0 by \
+                 their interval alone)"),
             "{text}"
         );
     }
@@ -474,7 +475,7 @@ mod tests {
     #[test]
     fn a_clear_speed_up_passes_however_noisy_and_ci_has_nothing_undecided() {
         // The same wandering, on current batches 20% faster: no power to see 1%, but every pair
-        // shows the current tree faster, so the pairs themselves rule out a slowdown.
+        // shows the current tree faster, so the pairs themselves bound it below the threshold.
         let results = judged(Measure::Time, |samples| {
             noisy(samples);
             for s in samples.iter_mut().filter(|s| s.role == Role::Current) {
@@ -490,6 +491,9 @@ mod tests {
         assert!(family.iter().all(|c| c.verdict == Verdict::Pass), "{family:?}");
         assert!(family.iter().all(|c| c.detectable.is_some_and(|d| d > 0.01)), "powered after all: {family:?}");
         assert_eq!(results.undecided().count(), 0);
+        // And the summary says what decided them.
+        let text = crate::summary::text(&results);
+        assert!(text.contains("2 by time (0 with 80% power at 1%, 2 by their interval alone)"), "{text}");
     }
 
     #[test]
