@@ -86,7 +86,8 @@ pub fn text(results: &Results) -> String {
 
 /// What the latency gate could decide, before anything else: of the comparisons held to the
 /// threshold, how many the counts found unchanged and how many time decided (with the power
-/// to see the threshold, or by their interval alone), and what was left undecided; then what the backstop and the TDLib round trips could see.
+/// to see the threshold, or by their interval alone), and what was left undecided; then what
+/// the backstop and the TDLib round trips could see.
 pub fn headline(results: &Results) -> String {
     let left_out: String = results.provenance.left_out.iter().map(|why| format!("{why}\n")).collect();
     let pairing = &results.provenance.pairing.note;
