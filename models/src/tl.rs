@@ -83,10 +83,33 @@ impl std::error::Error for TlError {}
 
 /// Appends TL to a buffer. A string too long for TL's 3-byte length is remembered and reported
 /// by [`TlWriter::finish`], so the hot path carries no `Result` per field.
+///
+/// # Room, and the one `unsafe` the generated writers use
+///
+/// The generated `write_boxed` makes one capacity check, [`TlWriter::ensure`], before a
+/// stretch of fixed-width writes (the constructor id, runs of fixed fields, `null`s, empty
+/// strings), and then writes them with [`TlWriter::put`], which checks nothing in release
+/// builds: a check per append cost `tl` encode a fifth of its instructions. `tl-gen` counts,
+/// on every path through the function, the bytes put since the last `ensure` and emits another
+/// `ensure` before they could exceed it. It assumes nothing survives a call that can write:
+/// after a sub-object, a vector or a non-empty string it starts counting from zero again, except
+/// that a string's write leaves [`ROOM`] bytes spare, as its one check already paid for them.
+///
+/// Debug builds keep that count in the writer itself (`room`) and `put` asserts it, so a count
+/// `tl-gen` got wrong fails the tests that write every constructor, whatever the buffer's real
+/// capacity happens to be.
 pub struct TlWriter {
     out: Vec<u8>,
     too_long: Option<usize>,
+    /// Debug builds: the bytes the generated code may still `put` under its own accounting.
+    #[cfg(debug_assertions)]
+    room: usize,
 }
+
+/// The room one [`TlWriter::ensure`] makes for a stretch of puts, and what a string's write
+/// leaves spare after itself. Larger than any constructor's fixed-width prefix here (`message`'s
+/// is 68 bytes); a longer stretch is given an `ensure` of its own length.
+pub const ROOM: usize = 256;
 
 #[cold]
 #[inline(never)]
@@ -97,7 +120,12 @@ fn string_too_long(len: usize) -> TlError {
 impl TlWriter {
     /// Writes after whatever `out` already holds; pass a cleared, reused buffer to avoid growth.
     pub fn new(out: Vec<u8>) -> Self {
-        TlWriter { out, too_long: None }
+        TlWriter {
+            out,
+            too_long: None,
+            #[cfg(debug_assertions)]
+            room: 0,
+        }
     }
 
     /// Inline, with the error out of line: it ends every encode, short payloads included.
@@ -109,87 +137,141 @@ impl TlWriter {
         }
     }
 
+    /// Makes at least `n` bytes spare: the one capacity check before a stretch of
+    /// [`TlWriter::put`]s worth `n` bytes at most.
+    #[inline(always)]
+    pub fn ensure(&mut self, n: usize) {
+        if self.out.capacity() - self.out.len() < n {
+            self.grow(n);
+        }
+        self.set_room(n);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
+        self.out.reserve(n);
+    }
+
+    /// Debug builds: what the generated code may still put. Nothing in release builds.
+    #[inline(always)]
+    fn set_room(&mut self, _n: usize) {
+        #[cfg(debug_assertions)]
+        {
+            self.room = _n;
+        }
+    }
+
+    /// Appends `bytes` without a capacity check.
+    ///
+    /// # Safety
+    ///
+    /// At least `N` bytes must be spare. The generated code knows this by counting: since its
+    /// last [`TlWriter::ensure`]`(n)`, with no other writing call in between (a string's write
+    /// counts as an `ensure(ROOM)`), the bytes put plus `N` are at most `n`.
+    #[inline(always)]
+    pub unsafe fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        #[cfg(debug_assertions)]
+        {
+            assert!(self.room >= N, "tl-gen's room count is wrong: a put of {N} bytes with {} left", self.room);
+            self.room -= N;
+        }
+        let len = self.out.len();
+        debug_assert!(self.out.capacity() - len >= N);
+        // SAFETY: the caller guarantees `N` spare bytes, so `len..len + N` lies inside the
+        // allocation, and once written those bytes are initialized, as `set_len` requires.
+        unsafe {
+            self.out.as_mut_ptr().add(len).cast::<[u8; N]>().write_unaligned(bytes);
+            self.out.set_len(len + N);
+        }
+    }
+
+    /// A sub-object, from generated code that counts its room: afterwards it has none. The same
+    /// code as `value.write_boxed(self)` in release builds.
+    #[inline(always)]
+    pub fn write_child<T: TlObject>(&mut self, value: &T) {
+        value.write_boxed(self);
+        self.set_room(0);
+    }
+
     /// `int32`, and constructor ids: 4 bytes little-endian.
     #[inline]
     pub fn write_u32(&mut self, value: u32) {
         self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     #[inline]
     pub fn write_i32(&mut self, value: i32) {
         self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `int53` and `int64`: 8 bytes little-endian.
     #[inline]
     pub fn write_i64(&mut self, value: i64) {
         self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `double`: IEEE 754, 8 bytes little-endian.
     #[inline]
     pub fn write_f64(&mut self, value: f64) {
         self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `Bool`: the boxed `boolTrue` or `boolFalse`.
     #[inline]
     pub fn write_bool(&mut self, value: bool) {
         self.out.extend_from_slice(&bool_bytes(value));
+        self.set_room(0);
     }
 
-    /// A run of fixed-width fields, put together by the caller: appended with one capacity check.
-    #[inline]
-    pub fn write_run<const N: usize>(&mut self, run: [u8; N]) {
-        self.out.extend_from_slice(&run);
-    }
-
-    /// `string`: UTF-8 bytes as a TL string.
+    /// `string`: UTF-8 bytes as a TL string. Leaves [`ROOM`] bytes spare, as
+    /// [`TlWriter::write_bytes`] does.
     #[inline]
     pub fn write_string(&mut self, value: &str) {
-        // Most optional text in TDLib objects is empty (`message`: signature, tag, language):
-        // its four zero bytes go out inline.
-        if value.is_empty() { self.write_u32(0) } else { self.write_bytes(value.as_bytes()) }
+        self.write_bytes(value.as_bytes())
     }
 
     /// `bytes`: length below 254 in one byte, else 0xFE and 3 bytes little-endian; then the data
-    /// and zero padding to a multiple of 4.
+    /// and zero padding to a multiple of 4. One capacity check for all of it and for [`ROOM`]
+    /// bytes more, which the caller's next stretch of puts may use without a check of its own.
     pub fn write_bytes(&mut self, value: &[u8]) {
         let len = value.len();
-        let start = self.out.len();
-        // The padding goes out as three zero bytes, cut back to what the length needs: a copy
-        // of a length known only at run time is a call to memset, which cost more than the bytes.
-        if len < 254 {
-            self.out.push(len as u8);
-            self.out.extend_from_slice(value);
-            self.out.extend_from_slice(&[0; 3]);
-            self.out.truncate(start + ((len + 4) & !3));
-        } else if len <= MAX_STRING_LEN {
-            let [a, b, c, _] = (len as u32).to_le_bytes();
-            self.out.extend_from_slice(&[0xfe, a, b, c]);
-            self.out.extend_from_slice(value);
-            if !len.is_multiple_of(4) {
-                self.out.extend_from_slice(&[0; 3]);
-                self.out.truncate(start + ((len + 7) & !3));
-            }
-        } else {
+        if len > MAX_STRING_LEN {
             self.too_long = Some(len);
+            self.ensure(ROOM);
+            return;
         }
+        // The header, the data, three bytes of padding (cut back below), and the room after.
+        self.ensure(4 + len + 3 + ROOM);
+        let start = self.out.len();
+        // SAFETY: `ensure` made room for everything written here, ROOM bytes to spare.
+        unsafe {
+            if len < 254 {
+                self.put([len as u8]);
+            } else {
+                let [a, b, c, _] = (len as u32).to_le_bytes();
+                self.put([0xfe, a, b, c]);
+            }
+            let at = self.out.len();
+            std::ptr::copy_nonoverlapping(value.as_ptr(), self.out.as_mut_ptr().add(at), len);
+            self.out.set_len(at + len);
+            // The padding goes out as three zero bytes, cut back to what the length needs: a
+            // copy of a length known only at run time is a call to memset, which cost more.
+            self.put([0; 3]);
+        }
+        let header = if len < 254 { 1 } else { 4 };
+        self.out.truncate(start + (header + len).next_multiple_of(4));
+        self.set_room(ROOM);
     }
 
     /// A vector element: never null.
     #[inline]
     pub fn write_object<T: TlObject>(&mut self, value: &T) {
-        value.write_boxed(self)
-    }
-
-    /// An object field: `null` when absent.
-    #[inline]
-    pub fn write_optional<T: TlObject>(&mut self, value: &Option<T>) {
-        match value {
-            Some(value) => value.write_boxed(self),
-            None => self.write_u32(NULL),
-        }
+        self.write_child(value)
     }
 
     /// A vector of `N`-byte little-endian scalars: the header, then room for every element made
@@ -201,6 +283,7 @@ impl TlWriter {
         for (place, &value) in self.out[start..].chunks_exact_mut(N).zip(values) {
             place.copy_from_slice(&bytes(value));
         }
+        self.set_room(0);
     }
 
     /// The boxed `vector` id and the int32 count, appended at once.
@@ -209,6 +292,7 @@ impl TlWriter {
         let [a, b, c, d] = VECTOR.to_le_bytes();
         let [e, f, g, h] = (count as i32).to_le_bytes();
         self.out.extend_from_slice(&[a, b, c, d, e, f, g, h]);
+        self.set_room(0);
     }
 
     /// `vector`: the boxed vector id, the int32 count, the elements.
@@ -217,6 +301,7 @@ impl TlWriter {
         for value in values {
             write(self, value);
         }
+        self.set_room(0);
     }
 }
 
@@ -601,7 +686,83 @@ mod tests {
         run[16..20].copy_from_slice(&bool_bytes(false));
         run[20..28].copy_from_slice(&2.5f64.to_le_bytes());
         run[28..32].copy_from_slice(&7i32.to_le_bytes());
-        assert_eq!(written(|w| w.write_run(run)), one_by_one);
+        // SAFETY: `ensure` made room for the 32 bytes put.
+        assert_eq!(
+            written(|w| unsafe {
+                w.ensure(32);
+                w.put(run)
+            }),
+            one_by_one
+        );
+    }
+
+    /// Writes a `null` with the room a generated `write_boxed` would count, none before it.
+    struct Null;
+
+    impl TlObject for Null {
+        fn write_boxed(&self, w: &mut TlWriter) {
+            w.ensure(4);
+            // SAFETY: `ensure` made room for these 4 bytes.
+            unsafe { w.put(NULL.to_le_bytes()) }
+        }
+
+        fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError> {
+            r.expect_constructor(id, NULL, "null").map(|()| Null)
+        }
+    }
+
+    // The tests of every constructor (the random objects of tests/json_td.rs, the corpus) rely on
+    // these: with a count of room that tl-gen got wrong, a put fails in debug builds even when
+    // the buffer has the capacity, so the error cannot hide behind a lucky allocation.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "room count is wrong")]
+    fn a_put_past_the_counted_room_fails_in_debug_builds() {
+        let mut w = TlWriter::new(Vec::with_capacity(1024));
+        w.ensure(4);
+        // SAFETY: not sound as written, and never run: the first put used the room, and the
+        // room check stops the second before it writes.
+        unsafe {
+            w.put([1u8; 4]);
+            w.put([2u8; 4]);
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "room count is wrong")]
+    fn a_sub_object_leaves_no_room_to_its_parent() {
+        let mut w = TlWriter::new(Vec::with_capacity(1024));
+        w.ensure(ROOM);
+        w.write_child(&Null);
+        // SAFETY: as above, stopped by the room check before it writes.
+        unsafe { w.put([0u8; 4]) }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "room count is wrong")]
+    fn a_checked_write_leaves_no_room() {
+        let mut w = TlWriter::new(Vec::with_capacity(1024));
+        w.ensure(ROOM);
+        w.write_u32(1);
+        // SAFETY: as above, stopped by the room check before it writes.
+        unsafe { w.put([0u8; 4]) }
+    }
+
+    #[test]
+    fn a_string_leaves_room_spare_for_the_next_stretch() {
+        for len in [0, 1, 3, 4, 253, 254, 255, 70_000] {
+            let mut w = TlWriter::new(Vec::new());
+            w.write_bytes(&vec![7u8; len]);
+            let written = w.out.len();
+            assert!(w.out.capacity() - written >= ROOM, "{len}-byte string");
+            // SAFETY: what is checked here: a string's write leaves ROOM bytes spare.
+            unsafe { w.put([1u8; ROOM]) };
+            let bytes = w.finish().unwrap();
+            assert_eq!(bytes.len(), written + ROOM);
+            assert_eq!(TlReader::new(&bytes[..written]).read_bytes().unwrap().len(), len);
+        }
     }
 
     #[test]

@@ -7,26 +7,25 @@ use crate::model::{Field, Kind, Model};
 
 pub fn emit(model: &Model) -> String {
     let mut out = String::new();
+    // The room the runtime's string writes leave spare must be the room counted here.
+    writeln!(out, "const _: () = assert!(crate::tl::ROOM == {ROOM});\n").unwrap();
     for s in &model.structs {
+        writeln!(out, "#[allow(unsafe_code)]").unwrap();
         writeln!(out, "impl crate::tl::TlObject for {} {{", s.rust_name).unwrap();
+        writeln!(out, "    // SAFETY: every `put` is within the room tl-gen counted for it (see `TlWriter`).").unwrap();
         writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
-        // The constructor id and each run of fixed-width fields after it go out as one array.
-        let id = ("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4, "w.write_u32(Self::CONSTRUCTOR_ID);".to_string());
-        let mut run = vec![id];
+        let mut writes = vec![FieldWrite::Fixed("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4)];
         for f in &s.fields {
             let place = format!("&self.{}", f.rust_name);
-            if let Some(width) = width(&f.kind) {
-                run.push((fixed_bytes(&f.kind, &place), width, write_statement(&f.kind, &place)));
-                continue;
-            }
-            write_run(&mut out, &mut run);
-            let statement = match &f.kind {
-                Kind::Object(_) => format!("w.write_optional({place});"),
-                kind => write_statement(kind, &place),
-            };
-            writeln!(out, "        {statement}").unwrap();
+            writes.push(match (&f.kind, width(&f.kind)) {
+                (kind, Some(width)) => FieldWrite::Fixed(fixed_bytes(kind, &place), width),
+                (Kind::String, None) => FieldWrite::Text(place, "write_string"),
+                (Kind::Bytes, None) => FieldWrite::Text(place, "write_bytes"),
+                (Kind::Object(_), None) => FieldWrite::Optional(place),
+                (kind, None) => FieldWrite::Checked(write_statement(kind, &place)),
+            });
         }
-        write_run(&mut out, &mut run);
+        WriteBody { out: &mut out, room: 0, run: Vec::new() }.emit(&writes);
         writeln!(out, "    }}\n").unwrap();
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
@@ -113,28 +112,123 @@ fn fixed_bytes(kind: &Kind, place: &str) -> String {
     }
 }
 
-/// Writes the pending run of fixed-width fields and empties it. Two or more are put together
-/// in one array and appended at once: each append checks the buffer's capacity, and a run of
-/// ten flags and two dates (`message`) paid that twelve times. A single field keeps its own
-/// statement.
-fn write_run(out: &mut String, run: &mut Vec<(String, usize, String)>) {
-    match run.len() {
-        0 => {}
-        1 => writeln!(out, "        {}", run[0].2).unwrap(),
-        _ => {
-            let total: usize = run.iter().map(|(_, width, _)| width).sum();
-            writeln!(out, "        w.write_run({{").unwrap();
-            writeln!(out, "            let mut run = [0u8; {total}];").unwrap();
-            let mut at = 0;
-            for (bytes, width, _) in run.iter() {
-                writeln!(out, "            run[{at}..{}].copy_from_slice(&{bytes});", at + width).unwrap();
-                at += width;
+/// The room one `ensure` makes: `tdbench_models::tl::ROOM`, which the generated code asserts.
+const ROOM: usize = 256;
+
+/// One write of a generated `write_boxed`, in wire order.
+enum FieldWrite {
+    /// A fixed-width field, or the constructor id: its little-endian bytes and their width.
+    Fixed(String, usize),
+    /// A `string` or `bytes` field, and the writer's method for one that is not empty.
+    Text(String, &'static str),
+    /// An object field: the sub-object or `null`.
+    Optional(String),
+    /// Any other field (vectors), through the runtime's checked methods.
+    Checked(String),
+}
+
+impl FieldWrite {
+    /// Whether it puts bytes, and so needs room counted before it.
+    fn puts(&self) -> bool {
+        !matches!(self, FieldWrite::Checked(_))
+    }
+}
+
+/// The body of a generated `write_boxed`, and the room it may still `put` into without a
+/// check: the bytes of its last `ensure` less what was put since, on the path with the least.
+/// A call that can write leaves no room, except a string's, which leaves [`ROOM`].
+struct WriteBody<'o> {
+    out: &'o mut String,
+    room: usize,
+    /// Fixed-width writes not yet emitted: the constructor id and each run of fixed fields
+    /// after it go out as one array, one `put`.
+    run: Vec<(String, usize)>,
+}
+
+impl WriteBody<'_> {
+    fn emit(mut self, writes: &[FieldWrite]) {
+        for (at, write) in writes.iter().enumerate() {
+            if let FieldWrite::Fixed(bytes, width) = write {
+                self.run.push((bytes.clone(), *width));
+                continue;
             }
-            writeln!(out, "            run").unwrap();
-            writeln!(out, "        }});").unwrap();
+            self.flush_run();
+            match write {
+                FieldWrite::Fixed(..) => unreachable!("a fixed write joins the run"),
+                FieldWrite::Text(place, method) => self.text(place, method),
+                FieldWrite::Optional(place) => self.optional(place, writes.get(at + 1).is_some_and(FieldWrite::puts)),
+                FieldWrite::Checked(statement) => {
+                    writeln!(self.out, "        {statement}").unwrap();
+                    self.room = 0;
+                }
+            }
+        }
+        self.flush_run();
+    }
+
+    /// An `ensure` unless `n` bytes are already counted as spare.
+    fn make_room(&mut self, n: usize) {
+        if self.room < n {
+            let room = n.max(ROOM);
+            writeln!(self.out, "        w.ensure({room});").unwrap();
+            self.room = room;
         }
     }
-    run.clear();
+
+    /// Puts the pending run of fixed-width writes and empties it.
+    fn flush_run(&mut self) {
+        let total: usize = self.run.iter().map(|(_, width)| width).sum();
+        match self.run.len() {
+            0 => return,
+            1 => {
+                self.make_room(total);
+                writeln!(self.out, "        unsafe {{ w.put({}) }};", self.run[0].0).unwrap();
+            }
+            _ => {
+                self.make_room(total);
+                writeln!(self.out, "        unsafe {{").unwrap();
+                writeln!(self.out, "            w.put({{").unwrap();
+                writeln!(self.out, "                let mut run = [0u8; {total}];").unwrap();
+                let mut at = 0;
+                for (bytes, width) in &self.run {
+                    writeln!(self.out, "                run[{at}..{}].copy_from_slice(&{bytes});", at + width).unwrap();
+                    at += width;
+                }
+                writeln!(self.out, "                run").unwrap();
+                writeln!(self.out, "            }})").unwrap();
+                writeln!(self.out, "        }};").unwrap();
+            }
+        }
+        self.room -= total;
+        self.run.clear();
+    }
+
+    /// A `string` or `bytes` field: an empty one (most optional text in TDLib objects, such as
+    /// `message`'s signature) is its four zero bytes, put; any other goes through `method`,
+    /// whose one check leaves [`ROOM`] spare.
+    fn text(&mut self, place: &str, method: &str) {
+        self.make_room(4);
+        writeln!(self.out, "        if ({place}).is_empty() {{ unsafe {{ w.put([0u8; 4]) }} }} else {{ w.{method}({place}) }}").unwrap();
+        self.room = (self.room - 4).min(ROOM);
+    }
+
+    /// An object field: the sub-object, or `null` put. When a put follows, a present sub-object
+    /// is followed by its `ensure` in its own arm, so a `null` costs no check.
+    fn optional(&mut self, place: &str, put_follows: bool) {
+        self.make_room(4);
+        writeln!(self.out, "        match {place} {{").unwrap();
+        if put_follows {
+            writeln!(self.out, "            Some(value) => {{").unwrap();
+            writeln!(self.out, "                w.write_child(value);").unwrap();
+            writeln!(self.out, "                w.ensure({ROOM});").unwrap();
+            writeln!(self.out, "            }}").unwrap();
+        } else {
+            writeln!(self.out, "            Some(value) => w.write_child(value),").unwrap();
+        }
+        writeln!(self.out, "            None => unsafe {{ w.put(crate::tl::NULL.to_le_bytes()) }},").unwrap();
+        writeln!(self.out, "        }}").unwrap();
+        self.room = if put_follows { (self.room - 4).min(ROOM) } else { 0 };
+    }
 }
 
 /// Reads the pending run of fixed-width fields into their locals and empties it: two or more
