@@ -54,8 +54,10 @@ macro_rules! absent_type {
             }
         }
 
+        // Uninhabited: implementing the unsafe method is the only `unsafe` here.
+        #[allow(unsafe_code)]
         impl $crate::tl::TlObject for $name {
-            fn write_boxed(&self, _: &mut $crate::tl::TlWriter) {
+            unsafe fn write_in_room(&self, _: &mut $crate::tl::TlWriter) {
                 match *self {}
             }
 
