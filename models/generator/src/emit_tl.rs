@@ -279,6 +279,7 @@ fn write_statement(kind: &Kind, place: &str) -> String {
         Kind::Object(_) => format!("w.write_object({place});"),
         Kind::Vector(inner) => match scalar(inner) {
             Some(ty) => format!("w.write_scalar_vector({place}, {ty}::to_le_bytes);"),
+            None if matches!(**inner, Kind::Object(_)) => format!("w.write_object_vector({place});"),
             None => format!("w.write_vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
         },
     }
