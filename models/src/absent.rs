@@ -54,10 +54,8 @@ macro_rules! absent_type {
             }
         }
 
-        // Uninhabited: implementing the unsafe method is the only `unsafe` here.
-        #[allow(unsafe_code)]
         impl $crate::tl::TlObject for $name {
-            unsafe fn write_in_room(&self, _: &mut $crate::tl::TlWriter) {
+            fn write_boxed(&self, _: &mut $crate::tl::TlWriter) {
                 match *self {}
             }
 

@@ -51,32 +51,14 @@ pub fn bool_at<const N: usize>(run: &[u8; N], at: usize) -> bool {
 
 /// A TL object that can be written with its constructor id and read back given one.
 pub trait TlObject: Sized {
-    /// Writes the constructor id and the fields.
-    #[inline]
-    fn write_boxed(&self, w: &mut TlWriter) {
-        w.ensure(ENTRY_ROOM);
-        // SAFETY: `ensure` made the room `write_in_room` needs.
-        unsafe { w.write_child(self) }
-    }
-
-    /// [`TlObject::write_boxed`] without its capacity check: what generated code calls for a
-    /// sub-object it has counted the room for.
-    ///
-    /// # Safety
-    ///
-    /// At least [`ENTRY_ROOM`] bytes must be spare. It leaves at least [`ROOM`] spare, and so
-    /// does every implementation: the generated code that calls it relies on both.
-    unsafe fn write_in_room(&self, w: &mut TlWriter);
-
+    fn write_boxed(&self, w: &mut TlWriter);
     /// Reads the fields of the constructor `id` (already consumed) into `Self`.
     fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError>;
 }
 
 impl<T: TlObject> TlObject for Box<T> {
-    #[inline]
-    unsafe fn write_in_room(&self, w: &mut TlWriter) {
-        // SAFETY: the caller's room, passed on.
-        unsafe { (**self).write_in_room(w) }
+    fn write_boxed(&self, w: &mut TlWriter) {
+        (**self).write_boxed(w)
     }
 
     fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError> {
@@ -104,20 +86,18 @@ impl std::error::Error for TlError {}
 ///
 /// # Room, and the one `unsafe` the generated writers use
 ///
-/// A check per append cost `tl` encode a fifth of its instructions. The generated writers
-/// instead make one capacity check, [`TlWriter::ensure`], for a stretch of fixed-width bytes
-/// (the constructor id, runs of fixed fields, `null`s, empty strings) and write them with
-/// [`TlWriter::put`], which checks nothing in release builds. `tl-gen` counts the room left on
-/// every path through a writer, and emits another `ensure` before a put could exceed it:
+/// The generated `write_boxed` makes one capacity check, [`TlWriter::ensure`], before a
+/// stretch of fixed-width writes (the constructor id, runs of fixed fields, `null`s, empty
+/// strings), and then writes them with [`TlWriter::put`], which checks nothing in release
+/// builds: a check per append cost `tl` encode a fifth of its instructions. `tl-gen` counts,
+/// on every path through the function, the bytes put since the last `ensure` and emits another
+/// `ensure` before they could exceed it. It assumes nothing survives a call that can write:
+/// after a sub-object, a vector or a non-empty string it starts counting from zero again, except
+/// that a string's write leaves [`ROOM`] bytes spare, as its one check already paid for them.
 ///
-/// - a sub-object ([`TlObject::write_in_room`]) is entered with [`ENTRY_ROOM`] bytes spare and
-///   leaves [`ROOM`], so a writer with no sub-object checks once, at its end, and one with
-///   sub-objects usually once more, before its first;
-/// - every checked method (strings, vectors, scalars) leaves [`ROOM`] spare after its one check.
-///
-/// Debug builds keep that count in the writer itself (`room`), and `put` and
-/// [`TlWriter::write_child`] assert it, so a count `tl-gen` got wrong fails the tests that write
-/// every constructor, whatever the buffer's real capacity happens to be.
+/// Debug builds keep that count in the writer itself (`room`) and `put` asserts it, so a count
+/// `tl-gen` got wrong fails the tests that write every constructor, whatever the buffer's real
+/// capacity happens to be.
 pub struct TlWriter {
     out: Vec<u8>,
     too_long: Option<usize>,
@@ -126,13 +106,10 @@ pub struct TlWriter {
     room: usize,
 }
 
-/// The room one [`TlWriter::ensure`] makes for a stretch of puts, and what every writing call
-/// leaves spare after itself. A longer stretch is given an `ensure` of its own length.
+/// The room one [`TlWriter::ensure`] makes for a stretch of puts, and what a string's write
+/// leaves spare after itself. Larger than any constructor's fixed-width prefix here (`message`'s
+/// is 68 bytes); a longer stretch is given an `ensure` of its own length.
 pub const ROOM: usize = 256;
-
-/// The room a sub-object's writer is entered with: a parent may put `ROOM - ENTRY_ROOM` bytes
-/// after one sub-object (`null`s, fixed fields) and call the next without a check.
-pub const ENTRY_ROOM: usize = 128;
 
 #[cold]
 #[inline(never)]
@@ -209,61 +186,46 @@ impl TlWriter {
         }
     }
 
-    /// A sub-object, from generated code that counts its room; it leaves [`ROOM`] spare.
-    ///
-    /// # Safety
-    ///
-    /// At least [`ENTRY_ROOM`] bytes must be spare, as for [`TlObject::write_in_room`].
+    /// A sub-object, from generated code that counts its room: afterwards it has none. The same
+    /// code as `value.write_boxed(self)` in release builds.
     #[inline(always)]
-    pub unsafe fn write_child<T: TlObject>(&mut self, value: &T) {
-        #[cfg(debug_assertions)]
-        {
-            assert!(self.room >= ENTRY_ROOM, "tl-gen's room count is wrong: a sub-object entered with {} spare", self.room);
-            self.room = ENTRY_ROOM;
-        }
-        // SAFETY: the caller's room.
-        unsafe { value.write_in_room(self) };
-        #[cfg(debug_assertions)]
-        assert!(self.room >= ROOM, "tl-gen's room count is wrong: a sub-object left {} spare", self.room);
-        self.set_room(ROOM);
-    }
-
-    /// Appends fixed-width bytes with a check of its own, leaving [`ROOM`] spare.
-    #[inline]
-    fn append<const N: usize>(&mut self, bytes: [u8; N]) {
-        self.ensure(N + ROOM);
-        // SAFETY: `ensure` made room for these bytes.
-        unsafe { self.put(bytes) };
-        self.set_room(ROOM);
+    pub fn write_child<T: TlObject>(&mut self, value: &T) {
+        value.write_boxed(self);
+        self.set_room(0);
     }
 
     /// `int32`, and constructor ids: 4 bytes little-endian.
     #[inline]
     pub fn write_u32(&mut self, value: u32) {
-        self.append(value.to_le_bytes());
+        self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     #[inline]
     pub fn write_i32(&mut self, value: i32) {
-        self.append(value.to_le_bytes());
+        self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `int53` and `int64`: 8 bytes little-endian.
     #[inline]
     pub fn write_i64(&mut self, value: i64) {
-        self.append(value.to_le_bytes());
+        self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `double`: IEEE 754, 8 bytes little-endian.
     #[inline]
     pub fn write_f64(&mut self, value: f64) {
-        self.append(value.to_le_bytes());
+        self.out.extend_from_slice(&value.to_le_bytes());
+        self.set_room(0);
     }
 
     /// `Bool`: the boxed `boolTrue` or `boolFalse`.
     #[inline]
     pub fn write_bool(&mut self, value: bool) {
-        self.append(bool_bytes(value));
+        self.out.extend_from_slice(&bool_bytes(value));
+        self.set_room(0);
     }
 
     /// `string`: UTF-8 bytes as a TL string. Leaves [`ROOM`] bytes spare, as
@@ -309,7 +271,7 @@ impl TlWriter {
     /// A vector element: never null.
     #[inline]
     pub fn write_object<T: TlObject>(&mut self, value: &T) {
-        value.write_boxed(self)
+        self.write_child(value)
     }
 
     /// A vector of `N`-byte little-endian scalars: the header, then room for every element made
@@ -321,7 +283,7 @@ impl TlWriter {
         for (place, &value) in self.out[start..].chunks_exact_mut(N).zip(values) {
             place.copy_from_slice(&bytes(value));
         }
-        self.ensure(ROOM);
+        self.set_room(0);
     }
 
     /// The boxed `vector` id and the int32 count, appended at once.
@@ -329,19 +291,8 @@ impl TlWriter {
     fn write_vector_header(&mut self, count: usize) {
         let [a, b, c, d] = VECTOR.to_le_bytes();
         let [e, f, g, h] = (count as i32).to_le_bytes();
-        self.append([a, b, c, d, e, f, g, h]);
-    }
-
-    /// A `vector` of objects: the header, then each element with no check of its own. A check
-    /// per element, with the one each writer makes at its end, doubled what `formattedText`'s
-    /// entities cost.
-    pub fn write_object_vector<T: TlObject>(&mut self, values: &[T]) {
-        self.write_vector_header(values.len());
-        for value in values {
-            // SAFETY: the header's write and every element's leave ROOM spare, more than the
-            // ENTRY_ROOM an element needs.
-            unsafe { self.write_child(value) };
-        }
+        self.out.extend_from_slice(&[a, b, c, d, e, f, g, h]);
+        self.set_room(0);
     }
 
     /// `vector`: the boxed vector id, the int32 count, the elements.
@@ -350,7 +301,7 @@ impl TlWriter {
         for value in values {
             write(self, value);
         }
-        self.ensure(ROOM);
+        self.set_room(0);
     }
 }
 
@@ -745,42 +696,27 @@ mod tests {
         );
     }
 
-    /// A `null` written as generated code writes a sub-object; `keep_promise: false` breaks the
-    /// promise to leave [`ROOM`] spare.
-    struct Null {
-        keep_promise: bool,
-    }
+    /// Writes a `null` with the room a generated `write_boxed` would count, none before it.
+    struct Null;
 
     impl TlObject for Null {
-        unsafe fn write_in_room(&self, w: &mut TlWriter) {
-            // SAFETY: entered with ENTRY_ROOM spare, more than these 4 bytes.
-            unsafe { w.put(NULL.to_le_bytes()) };
-            if self.keep_promise {
-                w.ensure(ROOM);
-            }
+        fn write_boxed(&self, w: &mut TlWriter) {
+            w.ensure(4);
+            // SAFETY: `ensure` made room for these 4 bytes.
+            unsafe { w.put(NULL.to_le_bytes()) }
         }
 
         fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError> {
-            r.expect_constructor(id, NULL, "null").map(|()| Null { keep_promise: true })
+            r.expect_constructor(id, NULL, "null").map(|()| Null)
         }
     }
 
-    #[test]
-    fn a_sub_object_is_written_with_its_own_check_from_safe_code() {
-        let bytes = written(|w| {
-            Null { keep_promise: true }.write_boxed(w);
-            w.write_object(&Box::new(Null { keep_promise: true }));
-        });
-        assert_eq!(bytes, [NULL.to_le_bytes(), NULL.to_le_bytes()].concat());
-    }
-
     // The tests of every constructor (the random objects of tests/json_td.rs, the corpus) rely on
-    // these: with a count of room that tl-gen got wrong, a put or a sub-object fails in debug
-    // builds even when the buffer has the capacity, so the error cannot hide behind a lucky
-    // allocation.
+    // these: with a count of room that tl-gen got wrong, a put fails in debug builds even when
+    // the buffer has the capacity, so the error cannot hide behind a lucky allocation.
     #[test]
     #[cfg(debug_assertions)]
-    #[should_panic(expected = "a put of 4 bytes with 0 left")]
+    #[should_panic(expected = "room count is wrong")]
     fn a_put_past_the_counted_room_fails_in_debug_builds() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
         w.ensure(4);
@@ -794,51 +730,38 @@ mod tests {
 
     #[test]
     #[cfg(debug_assertions)]
-    #[should_panic(expected = "a sub-object entered with 127 spare")]
-    fn a_sub_object_entered_without_its_room_fails_in_debug_builds() {
+    #[should_panic(expected = "room count is wrong")]
+    fn a_sub_object_leaves_no_room_to_its_parent() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
-        w.ensure(ENTRY_ROOM - 1);
+        w.ensure(ROOM);
+        w.write_child(&Null);
         // SAFETY: as above, stopped by the room check before it writes.
-        unsafe { w.write_child(&Null { keep_promise: true }) }
+        unsafe { w.put([0u8; 4]) }
     }
 
     #[test]
     #[cfg(debug_assertions)]
-    #[should_panic(expected = "a sub-object left 124 spare")]
-    fn a_sub_object_that_leaves_too_little_room_fails_in_debug_builds() {
+    #[should_panic(expected = "room count is wrong")]
+    fn a_checked_write_leaves_no_room() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
-        w.ensure(ENTRY_ROOM);
-        // SAFETY: the room is there; the promise after it is what is checked.
-        unsafe { w.write_child(&Null { keep_promise: false }) }
+        w.ensure(ROOM);
+        w.write_u32(1);
+        // SAFETY: as above, stopped by the room check before it writes.
+        unsafe { w.put([0u8; 4]) }
     }
 
-    /// Every checked write, and strings of every header and padding, leave [`ROOM`] spare.
     #[test]
-    fn every_checked_write_leaves_room_spare_for_the_next_stretch() {
-        let strings = [0, 1, 3, 4, 253, 254, 255, 70_000].map(|len| vec![7u8; len]);
-        type Write<'a> = Box<dyn Fn(&mut TlWriter) + 'a>;
-        let mut writes: Vec<(String, Write<'_>)> = vec![
-            ("int32".into(), Box::new(|w| w.write_i32(1))),
-            ("double".into(), Box::new(|w| w.write_f64(1.0))),
-            ("Bool".into(), Box::new(|w| w.write_bool(true))),
-            ("vector".into(), Box::new(|w| w.write_vector(&[1, 2], |w, &x| w.write_i32(x)))),
-            ("empty vector".into(), Box::new(|w| w.write_vector(&[0u8; 0], |_, _| {}))),
-            ("scalar vector".into(), Box::new(|w| w.write_scalar_vector(&[1i64; 40], i64::to_le_bytes))),
-            ("sub-object".into(), Box::new(|w| w.write_object(&Null { keep_promise: true }))),
-            ("object vector".into(), Box::new(|w| w.write_object_vector(&[Null { keep_promise: true }, Null { keep_promise: true }]))),
-            ("empty object vector".into(), Box::new(|w| w.write_object_vector::<Null>(&[]))),
-        ];
-        for s in &strings {
-            writes.push((format!("{}-byte string", s.len()), Box::new(move |w| w.write_bytes(s))));
-        }
-        for (what, write) in writes {
+    fn a_string_leaves_room_spare_for_the_next_stretch() {
+        for len in [0, 1, 3, 4, 253, 254, 255, 70_000] {
             let mut w = TlWriter::new(Vec::new());
-            write(&mut w);
+            w.write_bytes(&vec![7u8; len]);
             let written = w.out.len();
-            assert!(w.out.capacity() - written >= ROOM, "{what}");
-            // SAFETY: what is checked here: the write left ROOM bytes spare.
+            assert!(w.out.capacity() - written >= ROOM, "{len}-byte string");
+            // SAFETY: what is checked here: a string's write leaves ROOM bytes spare.
             unsafe { w.put([1u8; ROOM]) };
-            assert_eq!(w.finish().unwrap().len(), written + ROOM, "{what}");
+            let bytes = w.finish().unwrap();
+            assert_eq!(bytes.len(), written + ROOM);
+            assert_eq!(TlReader::new(&bytes[..written]).read_bytes().unwrap().len(), len);
         }
     }
 

@@ -7,13 +7,13 @@ use crate::model::{Field, Kind, Model};
 
 pub fn emit(model: &Model) -> String {
     let mut out = String::new();
-    // The room the runtime makes and promises must be the room counted here.
-    writeln!(out, "const _: () = assert!(crate::tl::ROOM == {ROOM} && crate::tl::ENTRY_ROOM == {ENTRY_ROOM});\n").unwrap();
+    // The room the runtime's string writes leave spare must be the room counted here.
+    writeln!(out, "const _: () = assert!(crate::tl::ROOM == {ROOM});\n").unwrap();
     for s in &model.structs {
         writeln!(out, "#[allow(unsafe_code)]").unwrap();
         writeln!(out, "impl crate::tl::TlObject for {} {{", s.rust_name).unwrap();
-        writeln!(out, "    // SAFETY: every `put` and sub-object is within the room tl-gen counted (see `TlWriter`).").unwrap();
-        writeln!(out, "    unsafe fn write_in_room(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
+        writeln!(out, "    // SAFETY: every `put` is within the room tl-gen counted for it (see `TlWriter`).").unwrap();
+        writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
         let mut writes = vec![FieldWrite::Fixed("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4)];
         for f in &s.fields {
             let place = format!("&self.{}", f.rust_name);
@@ -25,7 +25,7 @@ pub fn emit(model: &Model) -> String {
                 (kind, None) => FieldWrite::Checked(write_statement(kind, &place)),
             });
         }
-        WriteBody { out: &mut out, room: ENTRY_ROOM, run: Vec::new() }.emit(&writes);
+        WriteBody { out: &mut out, room: 0, run: Vec::new() }.emit(&writes);
         writeln!(out, "    }}\n").unwrap();
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
@@ -56,13 +56,11 @@ pub fn emit(model: &Model) -> String {
     for sum in model.sum_types() {
         let (name, tl_name) = (sum.rust_name, sum.tl_name);
         let variants: Vec<(&str, &str)> = sum.variants.iter().map(|(v, s)| (*v, s.rust_name.as_str())).collect();
-        writeln!(out, "#[allow(unsafe_code)]").unwrap();
         writeln!(out, "impl crate::tl::TlObject for {name} {{").unwrap();
-        writeln!(out, "    unsafe fn write_in_room(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
-        writeln!(out, "        // SAFETY: the caller's room, passed on.").unwrap();
+        writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
         for (variant, _) in &variants {
-            writeln!(out, "            Self::{variant}(value) => unsafe {{ value.write_in_room(w) }},").unwrap();
+            writeln!(out, "            Self::{variant}(value) => value.write_boxed(w),").unwrap();
         }
         writeln!(out, "        }}\n    }}\n").unwrap();
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
@@ -114,13 +112,10 @@ fn fixed_bytes(kind: &Kind, place: &str) -> String {
     }
 }
 
-/// The room one `ensure` makes, and every writing call leaves: `tdbench_models::tl::ROOM`.
+/// The room one `ensure` makes: `tdbench_models::tl::ROOM`, which the generated code asserts.
 const ROOM: usize = 256;
-/// The room a sub-object is entered with: `tdbench_models::tl::ENTRY_ROOM`. The generated code
-/// asserts both.
-const ENTRY_ROOM: usize = 128;
 
-/// One write of a generated `write_in_room`, in wire order.
+/// One write of a generated `write_boxed`, in wire order.
 enum FieldWrite {
     /// A fixed-width field, or the constructor id: its little-endian bytes and their width.
     Fixed(String, usize),
@@ -132,9 +127,16 @@ enum FieldWrite {
     Checked(String),
 }
 
-/// The body of a generated `write_in_room`, and the room it may still `put` into without a
-/// check: the bytes of its last `ensure` (or [`ENTRY_ROOM`], or the [`ROOM`] a writing call
-/// left) less what was put since, on the path with the least.
+impl FieldWrite {
+    /// Whether it puts bytes, and so needs room counted before it.
+    fn puts(&self) -> bool {
+        !matches!(self, FieldWrite::Checked(_))
+    }
+}
+
+/// The body of a generated `write_boxed`, and the room it may still `put` into without a
+/// check: the bytes of its last `ensure` less what was put since, on the path with the least.
+/// A call that can write leaves no room, except a string's, which leaves [`ROOM`].
 struct WriteBody<'o> {
     out: &'o mut String,
     room: usize,
@@ -145,7 +147,7 @@ struct WriteBody<'o> {
 
 impl WriteBody<'_> {
     fn emit(mut self, writes: &[FieldWrite]) {
-        for write in writes {
+        for (at, write) in writes.iter().enumerate() {
             if let FieldWrite::Fixed(bytes, width) = write {
                 self.run.push((bytes.clone(), *width));
                 continue;
@@ -154,23 +156,21 @@ impl WriteBody<'_> {
             match write {
                 FieldWrite::Fixed(..) => unreachable!("a fixed write joins the run"),
                 FieldWrite::Text(place, method) => self.text(place, method),
-                FieldWrite::Optional(place) => self.optional(place),
+                FieldWrite::Optional(place) => self.optional(place, writes.get(at + 1).is_some_and(FieldWrite::puts)),
                 FieldWrite::Checked(statement) => {
                     writeln!(self.out, "        {statement}").unwrap();
-                    self.room = ROOM;
+                    self.room = 0;
                 }
             }
         }
         self.flush_run();
-        // What every writer promises its caller.
-        self.make_room(ROOM, "        ");
     }
 
     /// An `ensure` unless `n` bytes are already counted as spare.
-    fn make_room(&mut self, n: usize, indent: &str) {
+    fn make_room(&mut self, n: usize) {
         if self.room < n {
             let room = n.max(ROOM);
-            writeln!(self.out, "{indent}w.ensure({room});").unwrap();
+            writeln!(self.out, "        w.ensure({room});").unwrap();
             self.room = room;
         }
     }
@@ -181,11 +181,11 @@ impl WriteBody<'_> {
         match self.run.len() {
             0 => return,
             1 => {
-                self.make_room(total, "        ");
+                self.make_room(total);
                 writeln!(self.out, "        unsafe {{ w.put({}) }};", self.run[0].0).unwrap();
             }
             _ => {
-                self.make_room(total, "        ");
+                self.make_room(total);
                 writeln!(self.out, "        unsafe {{").unwrap();
                 writeln!(self.out, "            w.put({{").unwrap();
                 writeln!(self.out, "                let mut run = [0u8; {total}];").unwrap();
@@ -207,22 +207,27 @@ impl WriteBody<'_> {
     /// `message`'s signature) is its four zero bytes, put; any other goes through `method`,
     /// whose one check leaves [`ROOM`] spare.
     fn text(&mut self, place: &str, method: &str) {
-        self.make_room(4, "        ");
+        self.make_room(4);
         writeln!(self.out, "        if ({place}).is_empty() {{ unsafe {{ w.put([0u8; 4]) }} }} else {{ w.{method}({place}) }}").unwrap();
         self.room = (self.room - 4).min(ROOM);
     }
 
-    /// An object field: `null` put, or the sub-object, which needs [`ENTRY_ROOM`] and leaves
-    /// [`ROOM`]. The `ensure` that a sub-object may need goes before the `match`, not in its
-    /// arm: one check then covers every object field that follows within `ROOM - ENTRY_ROOM`
-    /// bytes of puts, present or null (`message` has twelve of them).
-    fn optional(&mut self, place: &str) {
-        self.make_room(ENTRY_ROOM, "        ");
+    /// An object field: the sub-object, or `null` put. When a put follows, a present sub-object
+    /// is followed by its `ensure` in its own arm, so a `null` costs no check.
+    fn optional(&mut self, place: &str, put_follows: bool) {
+        self.make_room(4);
         writeln!(self.out, "        match {place} {{").unwrap();
-        writeln!(self.out, "            Some(value) => unsafe {{ w.write_child(value) }},").unwrap();
+        if put_follows {
+            writeln!(self.out, "            Some(value) => {{").unwrap();
+            writeln!(self.out, "                w.write_child(value);").unwrap();
+            writeln!(self.out, "                w.ensure({ROOM});").unwrap();
+            writeln!(self.out, "            }}").unwrap();
+        } else {
+            writeln!(self.out, "            Some(value) => w.write_child(value),").unwrap();
+        }
         writeln!(self.out, "            None => unsafe {{ w.put(crate::tl::NULL.to_le_bytes()) }},").unwrap();
         writeln!(self.out, "        }}").unwrap();
-        self.room = (self.room - 4).min(ROOM);
+        self.room = if put_follows { (self.room - 4).min(ROOM) } else { 0 };
     }
 }
 
@@ -279,7 +284,6 @@ fn write_statement(kind: &Kind, place: &str) -> String {
         Kind::Object(_) => format!("w.write_object({place});"),
         Kind::Vector(inner) => match scalar(inner) {
             Some(ty) => format!("w.write_scalar_vector({place}, {ty}::to_le_bytes);"),
-            None if matches!(**inner, Kind::Object(_)) => format!("w.write_object_vector({place});"),
             None => format!("w.write_vector({place}, |w, x| {{ {} }});", write_statement(inner, "x")),
         },
     }
