@@ -14,7 +14,7 @@ pub mod skew;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tdbench_contract::{Compressed, ImplementationKind, Metric, Operation, Role};
+use tdbench_contract::{Compressed, ImplementationKind, Machine, Metric, Operation, Role};
 
 use crate::results::{Class, Key, Results};
 
@@ -237,7 +237,7 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     // provenance.
     if let Ok(calibration) = std::fs::read_to_string(dir.join("calibration.md")) {
         readme += "\n";
-        readme += &calibration;
+        readme += &calibration_section(&calibration, results.provenance.machine.as_ref());
     }
     if let Ok(in_app) = std::fs::read_to_string(dir.join("in-app.md")) {
         readme += "\n";
@@ -257,6 +257,28 @@ pub fn write(results: &Results, dir: &Path) -> Result<(), String> {
     draw(&figures, &dir.join("throughput.png"))?;
     draw_sizes(&figures, &dir.join("size.png"))?;
     crate::files::write_atomically(&dir.join("results.json"), &crate::files::published_json(results))
+}
+
+/// The kept calibration section. A calibration takes hours and is kept across publishes, so the
+/// run above it may be on another machine: its false alarms and power are the machine's it
+/// names, not this run's, and the section says so under its heading when this run's CPU is not
+/// the one it names.
+fn calibration_section(calibration: &str, machine: Option<&Machine>) -> String {
+    let Some(machine) = machine.filter(|m| !calibration.contains(&m.cpu)) else {
+        return calibration.to_string();
+    };
+    let warning = format!(
+        "> Measured on another machine than the run above ({}): its false alarms and power are that machine's. \
+         Re-measure with `./run.sh --calibrate --publish` on this one.\n\n",
+        machine.cpu
+    );
+    match calibration.split_once("\n\n") {
+        // Calibrations written before this check headed themselves "on this machine".
+        Some((heading, rest)) if heading.starts_with('#') => {
+            format!("{}\n\n{warning}{rest}", heading.trim_end_matches(" on this machine"))
+        }
+        _ => warning + calibration,
+    }
 }
 
 /// Files of a published report that other steps write (the calibration, the in-app
@@ -404,5 +426,27 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("report")]);
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_calibration_from_another_machine_says_so_under_its_heading() {
+        let machine = |cpu: &str| Machine {
+            cpu: cpu.into(),
+            os: "os".into(),
+            cores: 2,
+            rustc: "rustc".into(),
+            target: "x86_64".into(),
+            profile: "release".into(),
+        };
+        let calibration = "## Gate calibration\n\nMeasured at commit `d17d85c` on AMD EPYC, 2 cores, os.\n\n### Identical code\n";
+        // The same machine, or none known: the section as it was kept.
+        assert_eq!(calibration_section(calibration, Some(&machine("AMD EPYC"))), calibration);
+        assert_eq!(calibration_section(calibration, None), calibration);
+        let other = calibration_section(calibration, Some(&machine("Intel Xeon")));
+        let older =
+            calibration_section(&calibration.replace("calibration\n", "calibration on this machine\n"), Some(&machine("Intel Xeon")));
+        assert_eq!(older, other, "an older heading claimed this machine");
+        assert!(other.starts_with("## Gate calibration\n\n> Measured on another machine than the run above (Intel Xeon)"), "{other}");
+        assert!(other.ends_with("Measured at commit `d17d85c` on AMD EPYC, 2 cores, os.\n\n### Identical code\n"), "{other}");
     }
 }
