@@ -191,6 +191,14 @@ impl TlWriter {
         }
     }
 
+    /// A checked append, for writes outside the generated code's counted stretches: afterwards
+    /// the count has no room left to spend.
+    #[inline(always)]
+    fn append(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+        self.set_room(0);
+    }
+
     /// A sub-object, from generated code that counts its room: afterwards it has none. The same
     /// code as `value.write_boxed(self)` in release builds.
     #[inline(always)]
@@ -202,35 +210,30 @@ impl TlWriter {
     /// `int32`, and constructor ids: 4 bytes little-endian.
     #[inline]
     pub fn write_u32(&mut self, value: u32) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-        self.set_room(0);
+        self.append(&value.to_le_bytes());
     }
 
     #[inline]
     pub fn write_i32(&mut self, value: i32) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-        self.set_room(0);
+        self.append(&value.to_le_bytes());
     }
 
     /// `int53` and `int64`: 8 bytes little-endian.
     #[inline]
     pub fn write_i64(&mut self, value: i64) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-        self.set_room(0);
+        self.append(&value.to_le_bytes());
     }
 
     /// `double`: IEEE 754, 8 bytes little-endian.
     #[inline]
     pub fn write_f64(&mut self, value: f64) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-        self.set_room(0);
+        self.append(&value.to_le_bytes());
     }
 
     /// `Bool`: the boxed `boolTrue` or `boolFalse`.
     #[inline]
     pub fn write_bool(&mut self, value: bool) {
-        self.out.extend_from_slice(&bool_bytes(value));
-        self.set_room(0);
+        self.append(&bool_bytes(value));
     }
 
     /// `string`: UTF-8 bytes as a TL string. Leaves [`ROOM`] bytes spare, as
@@ -254,13 +257,18 @@ impl TlWriter {
         self.ensure(4 + len + 3 + ROOM);
         let start = self.out.len();
         // SAFETY: `ensure` made room for everything written here, ROOM bytes to spare.
-        unsafe {
+        let header = unsafe {
             if len < 254 {
                 self.put([len as u8]);
+                1
             } else {
                 let [a, b, c, _] = (len as u32).to_le_bytes();
                 self.put([0xfe, a, b, c]);
+                4
             }
+        };
+        // SAFETY: as above; the header took at most 4 of the bytes `ensure` made room for.
+        unsafe {
             let at = self.out.len();
             std::ptr::copy_nonoverlapping(value.as_ptr(), self.out.as_mut_ptr().add(at), len);
             self.out.set_len(at + len);
@@ -268,7 +276,6 @@ impl TlWriter {
             // copy of a length known only at run time is a call to memset, which cost more.
             self.put([0; 3]);
         }
-        let header = if len < 254 { 1 } else { 4 };
         self.out.truncate(start + (header + len).next_multiple_of(4));
         self.set_room(ROOM);
     }
@@ -296,8 +303,7 @@ impl TlWriter {
     fn write_vector_header(&mut self, count: usize) {
         let [a, b, c, d] = VECTOR.to_le_bytes();
         let [e, f, g, h] = (count as i32).to_le_bytes();
-        self.out.extend_from_slice(&[a, b, c, d, e, f, g, h]);
-        self.set_room(0);
+        self.append(&[a, b, c, d, e, f, g, h]);
     }
 
     /// `vector`: the boxed vector id, the int32 count, the elements.
