@@ -197,7 +197,7 @@ pub fn render(figures: &Figures, in_app: Option<&InAppRun>) -> String {
     writeln!(
         out,
         "Size: mean encoded bytes per payload; gzip · zstd: the same, each payload's encoding compressed alone (gzip -6, what MTProto's `gzip_packed` carries; zstd -3); `size.png` draws them against `json`'s. MB/s and messages/s from ns/op. `vs json`: how many times faster than \
-         `json` (encode / decode). `vs floor`: encode ÷ a `memcpy` of the bytes that encoder writes (`memcpy` copies TDLib JSON, the floor of every TDLib JSON codec; `memcpy-tl` copies `tl`'s bytes, and so on), decode ÷ `clone` (÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do) — how far from what no format can beat.\n"
+         `json` (encode / decode). `vs floor`: encode ÷ a `memcpy` of the bytes that encoder writes (`memcpy` copies TDLib JSON, the floor of every TDLib JSON codec; `memcpy-tl` copies `tl`'s bytes, and so on), decode ÷ `clone`, then (`validated`) ÷ `validated-clone`, which also checks every string as UTF-8: the least an owned decode of untrusted bytes must do — how far from what no format can beat. Each is paired as `vs json` is: the median of one ratio per sample index, with its 95% bootstrap interval.\n"
     )
     .unwrap();
     let instructions = figures.has_instructions();
@@ -230,12 +230,18 @@ pub fn render(figures: &Figures, in_app: Option<&InAppRun>) -> String {
                     }
                 })
             };
-            // None when either has no time (a counted run): no ratio rather than `NaN×`.
-            let floor = |op: Operation, floor: Option<Cell>| {
-                let this = figures.cell(lane, implementation, op)?;
-                Some(this.ns_per_op / floor?.ns_per_op).filter(|r| r.is_finite()).map(times)
+            // Paired per sample index, as `vs json` is. None when either has no time (a counted
+            // run): no ratio rather than `NaN×`.
+            let floor = |op: Operation, floor: Option<&str>| {
+                let floor = floor?;
+                if floor == implementation.as_str() {
+                    return figures.cell(lane, floor, op).map(|_| times(1.0));
+                }
+                figures.floor_interval(lane, implementation, op, floor).map(|r| {
+                    format!("{} ({}–{})", times(r.estimate), times(r.low).trim_end_matches('×'), times(r.high).trim_end_matches('×'))
+                })
             };
-            let decode_floor = |name: &str| floor(Operation::Decode, figures.cell(lane, name, Operation::Decode));
+            let decode_floor = |name: &str| floor(Operation::Decode, Some(name));
             let counted = |c: Option<Cell>| c.and_then(|c| c.instructions_per_op).map_or("–".to_string(), |n| format!("{n:.0}"));
             let instruction_cell = if instructions { format!(" {} |", pair(counted(e), counted(d))) } else { String::new() };
             writeln!(
@@ -251,9 +257,9 @@ pub fn render(figures: &Figures, in_app: Option<&InAppRun>) -> String {
                 pair(show(e, &|c| format!("{:.0}", c.bytes_per_op)), show(d, &|c| format!("{:.0}", c.bytes_per_op))),
                 pair(vs_json(Operation::Encode), vs_json(Operation::Decode)),
                 pair(
-                    floor(Operation::Encode, figures.encode_floor(lane, implementation)).unwrap_or("–".into()),
+                    floor(Operation::Encode, figures.encode_floor_name(lane, implementation)).unwrap_or("–".into()),
                     match (decode_floor("clone"), decode_floor("validated-clone")) {
-                        (Some(plain), Some(validated)) => format!("{plain} ({validated})"),
+                        (Some(plain), Some(validated)) => format!("{plain}; validated {validated}"),
                         (plain, _) => plain.unwrap_or("–".into()),
                     }
                 ),

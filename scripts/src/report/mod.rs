@@ -130,12 +130,24 @@ impl<'a> Figures<'a> {
     /// for the TDLib JSON codecs). None when no floor copies that many: a copy of other bytes
     /// is no floor for this encoder.
     pub fn encode_floor(&self, lane: &str, implementation: &str) -> Option<Cell> {
+        self.encode_floor_name(lane, implementation).and_then(|floor| self.cell(lane, floor, Operation::Encode))
+    }
+
+    /// The name of [`Figures::encode_floor`]'s floor.
+    pub fn encode_floor_name(&self, lane: &str, implementation: &str) -> Option<&str> {
         let written = self.cell(lane, implementation, Operation::Encode)?.encoded_bytes;
         self.implementations
             .iter()
             .filter(|floor| self.is_copy_floor(floor))
-            .filter_map(|floor| self.cell(lane, floor, Operation::Encode))
-            .find(|copy| copy.encoded_bytes == written)
+            .find(|floor| self.cell(lane, floor, Operation::Encode).is_some_and(|copy| copy.encoded_bytes == written))
+            .map(String::as_str)
+    }
+
+    /// How many times a floor's time `implementation` takes (above 1: slower than the floor),
+    /// paired as [`Figures::speedup_interval`] pairs: one ratio per sample index of the first
+    /// look, their median and its 95% bootstrap interval.
+    pub fn floor_interval(&self, lane: &str, implementation: &str, operation: Operation, floor: &str) -> Option<Ratio> {
+        self.paired_ratio(lane, operation, implementation, floor)
     }
 
     /// How many times faster than `json` (above 1: faster).
@@ -149,13 +161,19 @@ impl<'a> Figures<'a> {
     /// does not move. The estimate is the median of those ratios; the interval a 95% bootstrap
     /// over them (seeded: the same results draw the same interval).
     pub fn speedup_interval(&self, lane: &str, implementation: &str, operation: Operation) -> Option<Ratio> {
+        self.paired_ratio(lane, operation, "json", implementation)
+    }
+
+    /// `numerator`'s time over `denominator`'s, one ratio per sample index that both ran in
+    /// the first look's passes (see [`Figures::speedup_interval`]), bootstrapped.
+    fn paired_ratio(&self, lane: &str, operation: Operation, numerator: &str, denominator: &str) -> Option<Ratio> {
         let key = |name: &str| Key::new(lane, name, operation);
-        let (json, this) = (self.by_sample.get(&key("json"))?, self.by_sample.get(&key(implementation))?);
+        let (above, below) = (self.by_sample.get(&key(numerator))?, self.by_sample.get(&key(denominator))?);
         // Only the first look's passes ran both side by side; a later look or a confirmation
         // ran one implementation alone. A group timed by the backstop had fewer of them.
-        let passes = 2 * self.first_look_rounds(lane, "json").min(self.first_look_rounds(lane, implementation));
+        let passes = 2 * self.first_look_rounds(lane, numerator).min(self.first_look_rounds(lane, denominator));
         let ratios: Vec<f64> =
-            json.range(..passes).filter_map(|(k, j)| this.get(k).map(|t| j / t)).filter(|r| r.is_finite() && *r > 0.0).collect();
+            above.range(..passes).filter_map(|(k, a)| below.get(k).map(|b| a / b)).filter(|r| r.is_finite() && *r > 0.0).collect();
         bootstrap(ratios)
     }
 
@@ -367,6 +385,42 @@ mod tests {
         // Floors have one operation each, codecs both.
         assert!(figures.has_operation("tl", Operation::Decode) && figures.has_operation("memcpy-tl", Operation::Encode));
         assert!(!figures.has_operation("memcpy-tl", Operation::Decode) && !figures.has_operation("clone", Operation::Encode));
+    }
+
+    /// A floor ratio divides each sample's time by the floor's of the same index: a known
+    /// effect, planted per index, comes back as their median, inside its interval.
+    #[test]
+    fn a_floor_ratio_pairs_each_process_with_the_floor_s_of_the_same_index() {
+        let mut results = with_copy_floors();
+        // tl takes 4× memcpy-tl's time at every index but one, which is 6× (a slow process):
+        // the median stays 4. Index 0 ran in a pass the machine slowed threefold for both:
+        // paired, it is one more 4. The fixture's wobble by index cancels in each ratio too.
+        for sample in results.samples.iter_mut().filter(|s| ["tl", "memcpy-tl"].contains(&s.implementation.as_str())) {
+            let drift = if sample.sample == 0 { 3.0 } else { 1.0 };
+            let factor = drift
+                * if sample.implementation == "memcpy-tl" {
+                    1.0
+                } else if sample.sample == 1 {
+                    6.0
+                } else {
+                    4.0
+                };
+            for op in sample.operations.iter_mut().filter(|o| o.operation == Operation::Encode) {
+                op.batches_ns_per_op.iter_mut().for_each(|b| *b *= factor);
+                op.stats = tdbench_contract::BatchStats::of(&op.batches_ns_per_op);
+            }
+        }
+        let figures = Figures::of(&results);
+        assert_eq!(figures.encode_floor_name("status", "tl"), Some("memcpy-tl"));
+        let ratio = figures.floor_interval("status", "tl", Operation::Encode, "memcpy-tl").expect("both were timed");
+        assert_eq!(ratio.estimate, 4.0, "{ratio:?}");
+        assert!(ratio.low == 4.0 && ratio.high <= 6.0, "{ratio:?}");
+        // The row shows it with its interval; the floor's own row shows 1.00× alone.
+        let text = render(&figures, None);
+        let row = text.lines().find(|l| l.starts_with("| tl |")).expect("tl's row");
+        assert!(row.contains("| 4.00× ("), "{row}");
+        let own = text.lines().find(|l| l.starts_with("| memcpy-tl |")).expect("memcpy-tl's row");
+        assert!(own.contains("| 1.00× · – |"), "{own}");
     }
 
     /// A counted run (`--measure instructions`) has no times to divide: its floor column says
