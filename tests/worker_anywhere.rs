@@ -3,10 +3,26 @@
 //! (A path compiled in once made a clone use another clone's libtdjson, and made two builds of
 //! one commit different binaries.)
 
+use std::io::ErrorKind;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use tdbench_contract::{Catalog, WorkerResult};
+
+/// Starts the copied worker, retrying while Linux refuses it as "Text file busy": the test
+/// threads beside this one spawn processes, and a child forked while `fs::copy` held the copy
+/// open for writing keeps that descriptor until its own exec, a moment later. (CI failed once
+/// on exactly that race; a retry on that one error hides nothing else.)
+fn output_of(command: &mut Command) -> Output {
+    for _ in 0..200 {
+        match command.output() {
+            Err(e) if e.kind() == ErrorKind::ExecutableFileBusy => std::thread::sleep(Duration::from_millis(10)),
+            done => return done.unwrap(),
+        }
+    }
+    panic!("the copied worker stayed busy for 2 s: {command:?}");
+}
 
 #[test]
 fn a_worker_copied_elsewhere_resolves_its_defaults_there() {
@@ -16,7 +32,7 @@ fn a_worker_copied_elsewhere_resolves_its_defaults_there() {
     let worker = elsewhere.join("worker");
     std::fs::copy(env!("CARGO_BIN_EXE_worker"), &worker).unwrap();
 
-    let list = Command::new(&worker).arg("--list").current_dir(&elsewhere).env_remove("TDJSON").output().unwrap();
+    let list = output_of(Command::new(&worker).arg("--list").current_dir(&elsewhere).env_remove("TDJSON"));
     assert!(list.status.success(), "{}", String::from_utf8_lossy(&list.stderr));
     let catalog = Catalog::parse(&list.stdout).unwrap();
     let tdlib = catalog.tdlib.expect("the worker says where libtdjson would be");
@@ -30,23 +46,23 @@ fn a_worker_copied_elsewhere_resolves_its_defaults_there() {
 
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
     // How many payloads each lane of a corpus has: what a run on a copy of the corpus asks.
-    let sizes = Command::new(&worker).arg("--lane-sizes").arg(&corpus).current_dir(&elsewhere).output().unwrap();
+    let sizes = output_of(Command::new(&worker).arg("--lane-sizes").arg(&corpus).current_dir(&elsewhere));
     assert!(sizes.status.success(), "{}", String::from_utf8_lossy(&sizes.stderr));
     let sizes: std::collections::BTreeMap<String, usize> = serde_json::from_slice(&sizes.stdout).unwrap();
     assert!(sizes["status"] > 0 && sizes["mix"] > 0 && !sizes.contains_key("startup"), "{sizes:?}");
-    let run = Command::new(&worker)
-        .args(["--implementation", "tl", "--lane", "status", "--duration-ms", "5", "--warmup-ms", "1", "--allocation-iterations", "5"])
-        .arg("--corpus")
-        .arg(&corpus)
-        .current_dir(&elsewhere)
-        .output()
-        .unwrap();
+    let run = output_of(
+        Command::new(&worker)
+            .args(["--implementation", "tl", "--lane", "status", "--duration-ms", "5", "--warmup-ms", "1", "--allocation-iterations", "5"])
+            .arg("--corpus")
+            .arg(&corpus)
+            .current_dir(&elsewhere),
+    );
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let result: WorkerResult = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!((result.implementation.as_str(), result.lane.as_str(), result.operations.len()), ("tl", "status", 2));
 
     // Without --corpus it looks for `corpus/` where it runs, and says so.
-    let lost = Command::new(&worker).args(["--implementation", "tl", "--lane", "status"]).current_dir(&elsewhere).output().unwrap();
+    let lost = output_of(Command::new(&worker).args(["--implementation", "tl", "--lane", "status"]).current_dir(&elsewhere));
     assert_eq!(lost.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&lost.stderr).contains("corpus"), "{}", String::from_utf8_lossy(&lost.stderr));
     std::fs::remove_dir_all(&elsewhere).unwrap();
