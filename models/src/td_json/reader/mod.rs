@@ -216,6 +216,47 @@ mod tests {
         }
     }
 
+    /// `{"@type":"` as TDLib writes it takes one compare (`compact_typed_open`); the same
+    /// objects with whitespace take the general path. Both must give the same names, leave the
+    /// reader at the same member, and refuse nesting deeper than [`MAX_DEPTH`] with the same
+    /// message, right after the `{` that goes too deep.
+    #[test]
+    fn a_compact_object_opening_reads_as_the_general_path_does() {
+        let name = "textEntityTypeCode";
+        let compact = format!("{{\"@type\":\"{name}\"");
+        let spaced = format!("{{ \"@type\" : \"{name}\"");
+        for piece in [&compact, &spaced] {
+            // Abstract objects (the name is read) and concrete ones (the name is skipped), each
+            // followed by what comes next in the input.
+            let input = format!("{piece},\"x\":1}}");
+            let mut typed = JsonReader::new(input.as_bytes());
+            let (read, type_key) = typed.begin_typed_object().unwrap();
+            let read = read.unwrap();
+            assert_eq!((&*read.text, read.hash, type_key), (name.as_bytes(), tl_parser::name_hash(name.as_bytes()), TypeKey::Consumed));
+            let mut concrete = JsonReader::new(input.as_bytes());
+            concrete.begin_concrete_object().unwrap();
+            for r in [&typed, &concrete] {
+                assert_eq!((&input[r.pos..], r.depth, r.after_open), (",\"x\":1}", 1, false), "{input}");
+            }
+
+            let nested = piece.repeat(MAX_DEPTH as usize + 1);
+            let too_deep = nested.len() - piece.len() + 1;
+            let mut typed = JsonReader::new(nested.as_bytes());
+            let mut concrete = JsonReader::new(nested.as_bytes());
+            for _ in 0..MAX_DEPTH {
+                typed.begin_typed_object().unwrap();
+                concrete.begin_concrete_object().unwrap();
+            }
+            for error in [typed.begin_typed_object().err().unwrap(), concrete.begin_concrete_object().unwrap_err()] {
+                assert_eq!(
+                    (error.offset(), error.message()),
+                    (too_deep, format!("nesting deeper than {MAX_DEPTH} levels").as_str()),
+                    "{piece}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn int64_text_follows_str_parse() {
         for text in [
