@@ -23,16 +23,9 @@ pub fn block_is_plain_ascii(block: &[u8; BLOCK]) -> bool {
         != 0
 }
 
-/// Whether any of the eight bytes in `word` is a quote, a backslash or a control character
-/// (the classic "has a zero byte" and "has a byte below n" tests: exact about whether there
-/// is one, which is all the caller asks before going byte by byte).
-#[inline(always)]
-pub fn needs_attention(word: u64) -> bool {
-    attention_bits(word) != 0
-}
-
-/// The high bit of each byte of `word` that is a quote, a backslash or a control character;
-/// bits above the lowest may be false (a borrow), the lowest is exact.
+/// The high bit of each byte of `word` that is a quote, a backslash or a control character
+/// (the classic "has a zero byte" and "has a byte below n" tests); bits above the lowest may be
+/// false (a borrow), the lowest is exact.
 #[inline(always)]
 pub fn attention_bits(word: u64) -> u64 {
     let quote = zero_bytes(word ^ (ONES * u64::from(b'"')));
@@ -73,13 +66,16 @@ pub static NEEDS_ATTENTION: [bool; 256] = {
 
 /// Where the run that starts at `from` and needs no attention (no quote, backslash or control
 /// character) ends: a word at a time, and once the run proves long (four words), a block at a
-/// time out of line; the last few bytes one by one. The reader's scan of a string.
+/// time out of line; the last few bytes one by one. The reader's scan of a string. The word
+/// that stops the run places the stop itself (its lowest attention bit is exact): going on
+/// byte by byte from the word's start cost `message` about 0.6% of its decode.
 #[inline(always)]
 pub fn plain_end(bytes: &[u8], from: usize) -> usize {
     let mut i = from;
     while let Some(chunk) = bytes.get(i..i + 8) {
-        if needs_attention(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) {
-            break;
+        let stops = attention_bits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        if stops != 0 {
+            return i + stops.trailing_zeros() as usize / 8;
         }
         i += 8;
         if i - from == 32 {
@@ -143,7 +139,9 @@ mod tests {
                 let mut word = [b'a'; 8];
                 word[at] = byte;
                 let word = u64::from_le_bytes(word);
-                assert_eq!(needs_attention(word), NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
+                let stops = attention_bits(word);
+                let first = (stops != 0).then(|| stops.trailing_zeros() as usize / 8);
+                assert_eq!(first, NEEDS_ATTENTION[byte as usize].then_some(at), "byte {byte:#x} at {at}");
                 let stops = plain_ascii_stops(word);
                 let first = (stops != 0).then(|| stops.trailing_zeros() as usize / 8);
                 assert_eq!(first, (!plain_ascii(byte)).then_some(at), "byte {byte:#x} at {at}");
@@ -159,6 +157,24 @@ mod tests {
                 block[at] = byte;
                 assert_eq!(block_is_plain(&block), !NEEDS_ATTENTION[byte as usize], "byte {byte:#x} at {at}");
                 assert_eq!(block_is_plain_ascii(&block), plain_ascii(byte), "byte {byte:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_run_ends_at_the_first_byte_that_needs_attention() {
+        // As below, for the reader's scan: bytes above ASCII are plain here.
+        for len in [0, 1, 7, 8, 9, 31, 32, 33, 40, 95, 96, 97, 200] {
+            for stop in [b'"', b'\\', 0x00, 0x1f] {
+                for at in (0..=len).step_by(if len > 40 { 7 } else { 1 }) {
+                    let mut bytes = vec![0xc3; len];
+                    if at < len {
+                        bytes[at] = stop;
+                    }
+                    for from in [0, 1, 5].into_iter().filter(|&f| f <= at) {
+                        assert_eq!(plain_end(&bytes, from), at, "len {len}, stop {stop:#x} at {at}, from {from}");
+                    }
+                }
             }
         }
     }
