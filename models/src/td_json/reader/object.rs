@@ -61,8 +61,9 @@ impl<'a> JsonReader<'a> {
     /// and leaves the reader at the name's opening quote. One compare of ten constant bytes,
     /// where the general path reads `{`, the key and `:` a token at a time, skipping whitespace
     /// before each: on `message` that took 45 instructions per abstract object's open (the name
-    /// aside), this takes 26, and a concrete object's open went from 67 to 43. The depth is checked once the `{` is consumed, as [`Self::begin_object`] checks it, so
-    /// errors name the same offset on both paths.
+    /// aside), this takes 26, and a concrete object's open went from 67 to 43. The depth is
+    /// checked once the `{` is consumed, as [`Self::begin_object`] checks it, so errors name the
+    /// same offset on both paths.
     #[inline(always)]
     fn compact_typed_open(&mut self) -> Result<bool, JsonError> {
         const TYPED_OPEN: &[u8] = b"{\"@type\":\"";
