@@ -7,7 +7,7 @@ impl<'a> JsonReader<'a> {
     /// Reads `[ element, ... ]` into a vector allocated once at its final length, without a
     /// pass to count the elements first: they are read in chunks onto the stack, one chunk per
     /// recursive call, and the vector is allocated at the closing `]` when the count is known,
-    /// then filled on the way back. See [`Self::rest_of_vector`].
+    /// then filled on the way back. See `rest_of_vector` below.
     pub fn vector<T>(&mut self, mut element: impl FnMut(&mut Self) -> Result<T, JsonError>) -> Result<Vec<T>, JsonError> {
         if self.begin_array()? {
             return Ok(Vec::new());
