@@ -65,45 +65,43 @@ pub static NEEDS_ATTENTION: [bool; 256] = {
 };
 
 /// Where the run that starts at `from` and needs no attention (no quote, backslash or control
-/// character) ends: a word at a time, and once the run proves long (four words), a block at a
-/// time out of line; the last few bytes one by one. The reader's scan of a string. The word
-/// that stops the run places the stop itself (its lowest attention bit is exact): going on
-/// byte by byte from the word's start cost `message` 1% of its decode instructions.
+/// character) ends. The reader's scan of a string.
 #[inline(always)]
 pub fn plain_end(bytes: &[u8], from: usize) -> usize {
-    let mut i = from;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let stops = attention_bits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        if stops != 0 {
-            return i + stops.trailing_zeros() as usize / 8;
-        }
-        i += 8;
-        if i - from == 32 {
-            i = plain_blocks_from(bytes, i, block_is_plain);
-        }
-    }
-    while i < bytes.len() && !NEEDS_ATTENTION[bytes[i] as usize] {
-        i += 1;
-    }
-    i
+    run_end(bytes, from, attention_bits, block_is_plain, |b| !NEEDS_ATTENTION[b as usize])
 }
 
-/// Where the run of plain ASCII that starts at `from` ends: a word at a time, and once the run
-/// proves long (four words), a block at a time out of line; the last few bytes one by one.
+/// Where the run of plain ASCII that starts at `from` ends. The writer's scan of a string.
 #[inline(always)]
 pub fn plain_ascii_end(bytes: &[u8], from: usize) -> usize {
+    run_end(bytes, from, plain_ascii_stops, block_is_plain_ascii, |b| b.is_ascii() && !NEEDS_ATTENTION[b as usize])
+}
+
+/// Where the run from `from` ends, for both scans: a word at a time (`stops` gives the word's
+/// stops as high bits, the lowest exact), and once the run proves long (four words), a block at
+/// a time out of line; the last few bytes one by one (`plain`). The word that stops the run
+/// places the stop itself: going back to the word's start and on byte by byte cost the reader
+/// 1% of `message`'s decode instructions.
+#[inline(always)]
+fn run_end(
+    bytes: &[u8],
+    from: usize,
+    stops: impl Fn(u64) -> u64,
+    block: impl Fn(&[u8; BLOCK]) -> bool + Copy,
+    plain: impl Fn(u8) -> bool,
+) -> usize {
     let mut i = from;
     while let Some(chunk) = bytes.get(i..i + 8) {
-        let stops = plain_ascii_stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        let stops = stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
         if stops != 0 {
             return i + stops.trailing_zeros() as usize / 8;
         }
         i += 8;
         if i - from == 32 {
-            i = plain_blocks_from(bytes, i, block_is_plain_ascii);
+            i = plain_blocks_from(bytes, i, block);
         }
     }
-    while i < bytes.len() && bytes[i].is_ascii() && !NEEDS_ATTENTION[bytes[i] as usize] {
+    while i < bytes.len() && plain(bytes[i]) {
         i += 1;
     }
     i
