@@ -22,6 +22,13 @@ const RT: &str = "crate::td_json";
 pub fn emit(model: &Model) -> Result<String, GenError> {
     let mut out = String::new();
     for s in &model.structs {
+        if s.fields.len() > 64 {
+            return Err(GenError(format!(
+                "`{}` has {} fields; json-td's reader notes the fields it has read in a u64, one bit each",
+                s.tl_name,
+                s.fields.len()
+            )));
+        }
         emit_struct(model, s, &mut out);
     }
     for sum in model.sum_types() {
@@ -118,8 +125,13 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "    pub fn read_json_fields(r: &mut {RT}::JsonReader<'_>, type_key: {RT}::TypeKey) -> Result<Self, {RT}::JsonError> {{")
         .unwrap();
     for f in &s.fields {
-        // A slot per field: `Some` once read, so a repeated key is caught as serde catches it.
-        writeln!(out, "        let mut field_{}: Option<{}> = None;", f.tl_name, field_type(model, f)).unwrap();
+        // A slot per field at its default, which TDLib leaves a missing field at.
+        writeln!(out, "        let mut field_{}: {} = Default::default();", f.tl_name, field_type(model, f)).unwrap();
+    }
+    if !s.fields.is_empty() {
+        // A bit per field read, so that a repeated key is caught as serde catches it. It was an
+        // `Option` per slot: a tag to store per field and to test again to build the struct.
+        writeln!(out, "        let mut seen = 0u64;").unwrap();
     }
     writeln!(out, "        let mut expected = 0;").unwrap();
     // In declaration order, as TDLib writes: each key a constant compare, no dispatch. A null
@@ -132,7 +144,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
             Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
             kind => read_expression(model, kind),
         };
-        let take = format!("field_{} = Some({read}?); expected = {};", f.tl_name, index + 1);
+        let take = format!("field_{} = {read}?; seen |= 1 << {index}; expected = {};", f.tl_name, index + 1);
         let member = format!("br#\",\"{}\":\"#", f.tl_name);
         match f.kind {
             Kind::Object(_) => writeln!(out, "            if r.expect_key({member}) {{ {take} }}").unwrap(),
@@ -149,7 +161,8 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
             Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
             kind => read_expression(model, kind),
         };
-        writeln!(out, "                {index} => r.field(&mut field_{0}, \"{0}\", |r| {read})?,", f.tl_name).unwrap();
+        writeln!(out, "                {index} => {{ r.first_time(&mut seen, {index}, \"{0}\")?; field_{0} = {read}?; }}", f.tl_name)
+            .unwrap();
     }
     writeln!(out, "                {RT}::FIELD_END => break,").unwrap();
     writeln!(out, "                {RT}::FIELD_TYPE => r.type_member(type_key)?,").unwrap();
@@ -157,12 +170,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "            }}\n        }} }}").unwrap();
     writeln!(out, "        Ok(Self {{").unwrap();
     for f in &s.fields {
-        // TDLib leaves a missing field at its default, as the serde models do.
-        let value = match f.kind {
-            Kind::Object(_) => format!("field_{}.flatten()", f.tl_name),
-            _ => format!("field_{}.unwrap_or_default()", f.tl_name),
-        };
-        writeln!(out, "            {}: {value},", f.rust_name).unwrap();
+        writeln!(out, "            {}: field_{},", f.rust_name, f.tl_name).unwrap();
     }
     writeln!(out, "        }})\n    }}\n}}\n").unwrap();
 }

@@ -57,7 +57,8 @@ impl std::error::Error for GenError {}
 
 /// Generates every source from the definitions of one schema file; fails when the schema cannot
 /// be modelled at all (a name collision, a generic type other than `vector`, two constructors of
-/// one type whose names hash alike for json-td's dispatch).
+/// one type whose names hash alike for json-td's dispatch, a constructor of more than 64 fields,
+/// which json-td's reader notes in one `u64`).
 /// `schema_name` is named in the do-not-edit headers; `numbering` gives the protobuf numbers.
 pub fn generate(definitions: &[Definition], schema_name: &str, numbering: Numbering) -> Result<Generated, GenError> {
     let model = Model::resolve(definitions)?;

@@ -47,6 +47,20 @@ fn whole_upstream_schema_generates() {
     assert!(proto_error.0.contains("vectors of vectors"), "{proto_error}");
 }
 
+/// json-td's reader notes the fields it has read in a `u64`: 64 fields generate, 65 are refused
+/// by name (TDLib's widest constructor has fewer than 50).
+#[test]
+fn a_constructor_of_more_than_64_fields_is_refused_by_name() {
+    let schema = |fields: usize| {
+        let params: Vec<String> = (0..fields).map(|i| format!("f{i}:int32")).collect();
+        format!("wide {} = Wide;\n", params.join(" "))
+    };
+    let generate = |text: &str| tl_gen::generate(&tl_parser::parse_schema(text).unwrap(), "wide.tl", tl_gen::Numbering::ByPosition);
+    assert!(generate(&schema(64)).expect("64 fields").td_json.contains("seen |= 1 << 63;"));
+    let error = generate(&schema(65)).err().expect("65 fields are refused");
+    assert!(error.0.contains("`wide` has 65 fields"), "{error}");
+}
+
 /// The committed protobuf number map starts at TDLib 1.8.60: there every field's and every
 /// constructor's number is its position, so the 1.8.60 models are also 1.8.60 numbered by
 /// position (the schema-skew measurement relies on it). Re-seeding the map elsewhere fails here.

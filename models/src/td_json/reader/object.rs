@@ -339,19 +339,22 @@ impl<'a> JsonReader<'a> {
         }
     }
 
-    /// Reads a field's value into its slot; a second occurrence of the field is an error.
-    #[inline]
-    pub fn field<T>(
-        &mut self,
-        slot: &mut Option<T>,
-        name: &'static str,
-        read: impl FnOnce(&mut Self) -> Result<T, JsonError>,
-    ) -> Result<(), JsonError> {
-        if slot.is_some() {
-            return Err(self.error_at(self.key_at, format!("duplicate field `{name}`")));
+    /// Notes in `seen` (a bit per field, by declaration index) that field `index` is about to be
+    /// read; a second occurrence of the field is an error at its key.
+    #[inline(always)]
+    pub fn first_time(&self, seen: &mut u64, index: u32, name: &'static str) -> Result<(), JsonError> {
+        let bit = 1 << index;
+        if *seen & bit != 0 {
+            return Err(self.duplicate_field(name));
         }
-        *slot = Some(read(self)?);
+        *seen |= bit;
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn duplicate_field(&self, name: &'static str) -> JsonError {
+        self.error_at(self.key_at, format!("duplicate field `{name}`"))
     }
 
     /// The error for an `@type` that is not a constructor of `expected`.
