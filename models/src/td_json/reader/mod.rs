@@ -311,6 +311,30 @@ mod tests {
         }
     }
 
+    /// `string` takes a compact `""` inline and everything else out of line: an empty string is
+    /// read the same with or without whitespace before it, and what is not a string is refused
+    /// where it is.
+    #[test]
+    fn empty_strings_read_alike_compact_or_after_whitespace() {
+        for (input, expected, pos) in [
+            (&b"\"\""[..], "", 2),
+            (b"\"\",\"a\"", "", 2),
+            (b" \"\"", "", 3),
+            (b"\n\t\"\"}", "", 4),
+            (b"\"a\"", "a", 3),
+            (b" \"a\"", "a", 4),
+        ] {
+            let mut r = JsonReader::new(input);
+            let text = String::from_utf8_lossy(input);
+            assert_eq!(r.string().unwrap(), expected, "{text}");
+            assert_eq!(r.pos, pos, "{text}");
+        }
+        for (input, offset) in [(&b""[..], 0), (b"x", 0), (b" 1", 1), (b"\"", 1), (b" \"", 2)] {
+            let error = JsonReader::new(input).string().expect_err(&String::from_utf8_lossy(input));
+            assert_eq!(error.offset(), offset, "{}: {}", String::from_utf8_lossy(input), error.message());
+        }
+    }
+
     /// `string` reads text with escapes in one pass on the stack when it fits
     /// (`unescape_on_stack`); the two-pass path (scan, then unescape) is the reference: the same
     /// text at exact capacity, or the same error, and the reader left at the same byte, for text

@@ -14,18 +14,42 @@ use crate::td_json::plain::{BLOCK, NEEDS_ATTENTION, ONES, attention_bits, plain_
 const STACK_TEXT: usize = 1024;
 
 impl<'a> JsonReader<'a> {
+    /// A string. `""` is taken here, inline at the call: most optional text in TDLib objects is
+    /// empty (`message`: signature, tag, language), and through the general path's call (its
+    /// frame, its scan's constants) an empty string cost about 75 instructions. The same test
+    /// finds the opening quote, so the call that reads any other string skips that work.
+    #[inline(always)]
     pub fn string(&mut self) -> Result<String, JsonError> {
+        match self.input.get(self.pos..self.pos + 2) {
+            Some(b"\"\"") => {
+                self.pos += 2;
+                Ok(String::new())
+            }
+            Some([b'"', _]) => self.quoted_string(),
+            _ => self.spaced_string(),
+        }
+    }
+
+    /// [`Self::string`] after whitespace, or where no string comes.
+    #[inline(never)]
+    fn spaced_string(&mut self) -> Result<String, JsonError> {
         self.skip_whitespace();
         if self.peek() != Some(b'"') {
             return Err(self.unexpected("a string"));
         }
+        self.quoted_string()
+    }
+
+    /// [`Self::string`] at its opening quote.
+    #[inline(never)]
+    fn quoted_string(&mut self) -> Result<String, JsonError> {
         let input: &'a [u8] = self.input;
         let start = self.pos + 1;
         let stop = plain_end(input, start);
         match input.get(stop) {
             Some(b'"') => {
                 self.pos = stop + 1;
-                // Most optional text in TDLib objects is empty (`message`: signature, tag, language).
+                // `""` after whitespace ([`Self::string`] takes a compact one).
                 if stop == start {
                     return Ok(String::new());
                 }
@@ -80,18 +104,29 @@ impl<'a> JsonReader<'a> {
                 byte if NEEDS_ATTENTION[byte as usize] => return None,
                 _ => {
                     // A literal run: each word is copied whole, then the copy is cut where the
-                    // run stops (the bytes past it are overwritten next).
-                    while let (Some(chunk), Some(place)) = (input.get(i..i + 8), buffer.get_mut(len..len + 8)) {
+                    // run stops (the bytes past it are overwritten next). Paired chunks of the
+                    // input and the buffer: one count bounds both, where two ranges checked
+                    // apiece cost a dozen instructions a word and the registers that kept the
+                    // scan's constants.
+                    let (Some(rest), Some(room)) = (input.get(i..), buffer.get_mut(len..)) else {
+                        return None;
+                    };
+                    let mut run = 0;
+                    let mut stopped = false;
+                    for (chunk, place) in rest.chunks_exact(8).zip(room.chunks_exact_mut(8)) {
                         place.copy_from_slice(chunk);
                         let stops = attention_bits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
                         if stops != 0 {
-                            let plain = stops.trailing_zeros() as usize / 8;
-                            len += plain;
-                            i += plain;
+                            run += stops.trailing_zeros() as usize / 8;
+                            stopped = true;
                             break;
                         }
-                        len += 8;
-                        i += 8;
+                        run += 8;
+                    }
+                    len += run;
+                    i += run;
+                    if stopped {
+                        continue;
                     }
                     // Near the end of the input or of the buffer: byte by byte.
                     while let Some(&byte) = input.get(i) {
