@@ -112,7 +112,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     }
     writeln!(out, "        w.raw(b\"}}\");\n    }}\n").unwrap();
     writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
-    writeln!(out, "        r.begin_concrete_object()?;").unwrap();
+    writeln!(out, "        r.begin_concrete_object(br#\"{{\"@type\":\"{}\"\"#)?;", s.tl_name).unwrap();
     writeln!(out, "        Self::read_json_fields(r, {RT}::TypeKey::Ignore)").unwrap();
     writeln!(out, "    }}\n}}\n").unwrap();
 

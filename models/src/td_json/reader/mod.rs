@@ -216,10 +216,12 @@ mod tests {
         }
     }
 
-    /// `{"@type":"` as TDLib writes it takes one compare (`compact_typed_open`); the same
-    /// objects with whitespace take the general path. Both must give the same names, leave the
-    /// reader at the same member, and refuse nesting deeper than [`MAX_DEPTH`] with the same
-    /// message, right after the `{` that goes too deep.
+    /// `{"@type":"` as TDLib writes it takes one compare (`compact_typed_open`), and a concrete
+    /// object opened with its own name one more (`begin_concrete_object`'s `typed_open`); the
+    /// same objects with whitespace, or a concrete one with another name, take the general
+    /// path. All must give the same names, leave the reader at the same member, and refuse
+    /// nesting deeper than [`MAX_DEPTH`] with the same message, right after the `{` that goes
+    /// too deep.
     #[test]
     fn a_compact_object_opening_reads_as_the_general_path_does() {
         let name = "textEntityTypeCode";
@@ -233,21 +235,33 @@ mod tests {
             let (read, type_key) = typed.begin_typed_object().unwrap();
             let read = read.unwrap();
             assert_eq!((&*read.text, read.hash, type_key), (name.as_bytes(), tl_parser::name_hash(name.as_bytes()), TypeKey::Consumed));
-            let mut concrete = JsonReader::new(input.as_bytes());
-            concrete.begin_concrete_object().unwrap();
-            for r in [&typed, &concrete] {
-                assert_eq!((&input[r.pos..], r.depth, r.after_open), (",\"x\":1}", 1, false), "{input}");
+            // A concrete reader expecting this name (the one-compare path when compact) and one
+            // expecting another (a name only one letter longer: the compact open, then the scan).
+            let own_open = compact.as_bytes();
+            let other_open: &[u8] = b"{\"@type\":\"textEntityTypeCodeX\"";
+            for typed_open in [own_open, other_open] {
+                let mut concrete = JsonReader::new(input.as_bytes());
+                concrete.begin_concrete_object(typed_open).unwrap();
+                for r in [&typed, &concrete] {
+                    assert_eq!((&input[r.pos..], r.depth, r.after_open), (",\"x\":1}", 1, false), "{input}");
+                }
             }
 
             let nested = piece.repeat(MAX_DEPTH as usize + 1);
             let too_deep = nested.len() - piece.len() + 1;
             let mut typed = JsonReader::new(nested.as_bytes());
-            let mut concrete = JsonReader::new(nested.as_bytes());
+            let mut own = JsonReader::new(nested.as_bytes());
+            let mut other = JsonReader::new(nested.as_bytes());
             for _ in 0..MAX_DEPTH {
                 typed.begin_typed_object().unwrap();
-                concrete.begin_concrete_object().unwrap();
+                own.begin_concrete_object(own_open).unwrap();
+                other.begin_concrete_object(other_open).unwrap();
             }
-            for error in [typed.begin_typed_object().err().unwrap(), concrete.begin_concrete_object().unwrap_err()] {
+            for error in [
+                typed.begin_typed_object().err().unwrap(),
+                own.begin_concrete_object(own_open).unwrap_err(),
+                other.begin_concrete_object(other_open).unwrap_err(),
+            ] {
                 assert_eq!(
                     (error.offset(), error.message()),
                     (too_deep, format!("nesting deeper than {MAX_DEPTH} levels").as_str()),

@@ -18,8 +18,28 @@ impl<'a> JsonReader<'a> {
     /// Consumes `{` of an object of a concrete type, and its `@type` member if that comes first
     /// (as TDLib writes it). `@type` is ignored there, as TDLib and serde's derived structs
     /// ignore it: the field's type says what the object is.
-    #[inline]
-    pub fn begin_concrete_object(&mut self) -> Result<(), JsonError> {
+    ///
+    /// `typed_open` is how TDLib opens this type's objects, `{"@type":"name"` (the generated
+    /// reader passes its own): when the input starts so, it is taken in one compare of constant
+    /// bytes, where the compact open and the scan of the name that follows it took about 40
+    /// instructions for each of `message`'s concrete objects. The depth is checked once the `{`
+    /// is consumed, as on every other path, so errors name the same offset.
+    #[inline(always)]
+    pub fn begin_concrete_object(&mut self, typed_open: &[u8]) -> Result<(), JsonError> {
+        if self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, typed_open)) {
+            self.pos += 1;
+            self.enter()?;
+            self.pos += typed_open.len() - 1;
+            self.after_open = false;
+            return Ok(());
+        }
+        self.begin_other_concrete_object()
+    }
+
+    /// [`Self::begin_concrete_object`] for any other opening: another name, whitespace, or
+    /// `@type` later or not at all.
+    #[inline(never)]
+    fn begin_other_concrete_object(&mut self) -> Result<(), JsonError> {
         if self.compact_typed_open()? {
             return self.skip_type_name();
         }
