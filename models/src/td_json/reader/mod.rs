@@ -493,6 +493,25 @@ mod tests {
         assert_eq!(Error::read_json(&mut r).unwrap_err().to_string(), "at byte 12: duplicate field `code`");
     }
 
+    /// Elements come back in order, at exact capacity, for every length around the chunk size:
+    /// on the chunked path, and on the counted one (taken when the stack budget is spent: here
+    /// from the start, the reader's stack base moved out of reach).
+    #[test]
+    fn vectors_keep_their_order_on_both_paths() {
+        for len in 0..=3 * CHUNK + 1 {
+            let numbers: Vec<i32> = (0..len as i32).map(|i| i * 7 - 3).collect();
+            let input = format!("{numbers:?}");
+            for budget_spent in [false, true] {
+                let mut r = JsonReader::new(input.as_bytes());
+                if budget_spent {
+                    r.stack_base = 0;
+                }
+                let v = r.vector(|r| r.int32()).unwrap();
+                assert_eq!((&v, v.capacity()), (&numbers, len), "{input}, budget spent: {budget_spent}");
+            }
+        }
+    }
+
     #[test]
     fn elements_are_counted_before_the_vector_is_allocated() {
         let input = br#"[ "a,]", "b\"]", "c" ]"#;
