@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use crate::GenError;
 use crate::emit_types::{pointee_type, rust_type};
-use crate::model::{Kind, Model, Struct, SumType};
+use crate::model::{Field, Kind, Model, Struct, SumType};
 
 const RT: &str = "crate::td_json";
 
@@ -141,11 +141,9 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     // The label only where a field can break out of it (a struct of objects only has none).
     let label = if s.fields.iter().any(|f| !matches!(f.kind, Kind::Object(_))) { "'in_order: " } else { "" };
     writeln!(out, "        {label}{{").unwrap();
-    for (index, f) in s.fields.iter().enumerate() {
-        let read = match &f.kind {
-            Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
-            kind => read_expression(model, kind),
-        };
+    // Each field's read, the same in order and in the loop below.
+    let reads: Vec<String> = s.fields.iter().map(|f| field_read(model, f)).collect();
+    for (index, (f, read)) in s.fields.iter().zip(&reads).enumerate() {
         let take = format!("value.{} = {read}?; seen |= 1 << {index}; expected = {};", f.rust_name, index + 1);
         let member = format!("br#\",\"{}\":\"#", f.tl_name);
         match f.kind {
@@ -158,11 +156,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     // anything else goes to the loop (a call per object, when it was the loop that found `}`).
     writeln!(out, "        if !r.end_object() {{ loop {{").unwrap();
     writeln!(out, "            match r.next_field(Self::JSON_FIELDS, &mut expected)? {{").unwrap();
-    for (index, f) in s.fields.iter().enumerate() {
-        let read = match &f.kind {
-            Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
-            kind => read_expression(model, kind),
-        };
+    for (index, (f, read)) in s.fields.iter().zip(&reads).enumerate() {
         writeln!(
             out,
             "                {index} => {{ r.first_time(&mut seen, {index}, \"{}\")?; value.{} = {read}?; }}",
@@ -175,6 +169,14 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     writeln!(out, "                _ => r.skip_value()?,").unwrap();
     writeln!(out, "            }}\n        }} }}").unwrap();
     writeln!(out, "        Ok(value)\n    }}\n}}\n").unwrap();
+}
+
+/// An expression reading field `f` with `r`: an object field may be `null` (`None`).
+fn field_read(model: &Model, f: &Field) -> String {
+    match &f.kind {
+        Kind::Object(_) => format!("r.optional(<{} as {RT}::TdJson>::read_json)", pointee_type(model, f)),
+        kind => read_expression(model, kind),
+    }
 }
 
 /// A statement writing `place` (an expression of type `&T`).
