@@ -21,8 +21,9 @@ impl<'a> JsonReader<'a> {
     /// own. Once the reader has used [`CHUNK_STACK_BUDGET`] of stack, the rest of the array is
     /// counted by a quick scan instead.
     ///
-    /// Filled in order: the chunks were appended last chunk first, each reversed, and the whole
-    /// reversed at the end, a second move of every element (`messages`: 50 of 680 bytes).
+    /// Why in order: appending the chunks on the way back, last chunk first and each reversed,
+    /// then reversing the whole, moved every element twice more (`messages`: 50 of 680 bytes);
+    /// filled in order, `messages` decoded 3.8% fewer instructions and 3.9% faster.
     pub(super) fn rest_of_vector<T>(
         &mut self,
         element: &mut impl FnMut(&mut Self) -> Result<T, JsonError>,
