@@ -707,11 +707,23 @@ fn a_change_to_one_codec_leaves_every_other_codec_s_counts_alone() -> Outcome {
     ensure!(counts.len() >= 2 * 20, "{} counted comparisons", counts.len());
     // Unchanged: every function of the program counted the same; the C library's memcpy and
     // memcmp, which count by where their operands lie, may move the total by a hair.
+    // json-sonic encode is the one documented exception (docs/calibration.md): sonic-rs copies a
+    // short string's tail to the stack when a page boundary is near it, and the constants it
+    // writes move with any change to the binary. Its code is the same; its count may move, by
+    // 0.1-0.2% where measured, and then the gate times it. Whether it moves here depends on the
+    // binary's layout (on `message` it did in CI at 99c00b5, not before), so either verdict is
+    // right for it, within half a percent.
     for c in &counts {
-        let planted = c["implementation"] == "tl" && c["operation"] == "decode";
-        ensure!((c["verdict"] == "unchanged") != planted, "{}/{}/{}: {}", c["lane"], c["implementation"], c["operation"], c["verdict"]);
+        let (lane, implementation, operation) = (&c["lane"], &c["implementation"], &c["operation"]);
+        let planted = implementation == "tl" && operation == "decode";
         let change = c["change"].as_f64().unwrap_or(1.0).abs();
-        ensure!(planted || change <= 0.001, "{}/{}/{} counted {change}", c["lane"], c["implementation"], c["operation"]);
+        if implementation == "json-sonic" && operation == "encode" {
+            let within = change <= 0.005;
+            ensure!(within, "{lane}/{implementation}/{operation} counted {change}: more than sonic-rs's page-boundary copies");
+            continue;
+        }
+        ensure!((c["verdict"] == "unchanged") != planted, "{lane}/{implementation}/{operation}: {}", c["verdict"]);
+        ensure!(planted || change <= 0.001, "{lane}/{implementation}/{operation} counted {change}");
     }
     Ok(())
 }
