@@ -97,9 +97,11 @@ fn emit_payload_reader(sum: &SumType<'_>, out: &mut String) {
 
 fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     let name = &s.rust_name;
+    // How TDLib opens this type's objects: the writer emits it, the reader expects it first.
+    let typed_open = format!("br#\"{{\"@type\":\"{}\"\"#", s.tl_name);
     writeln!(out, "impl {RT}::TdJson for {name} {{").unwrap();
     writeln!(out, "    fn write_json(&self, w: &mut {RT}::JsonWriter<'_>) {{").unwrap();
-    writeln!(out, "        w.raw(br#\"{{\"@type\":\"{}\"\"#);", s.tl_name).unwrap();
+    writeln!(out, "        w.raw({typed_open});").unwrap();
     for f in &s.fields {
         let key = format!("w.raw(br#\",\"{}\":\"#);", f.tl_name);
         let place = format!("&self.{}", f.rust_name);
@@ -112,7 +114,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     }
     writeln!(out, "        w.raw(b\"}}\");\n    }}\n").unwrap();
     writeln!(out, "    fn read_json(r: &mut {RT}::JsonReader<'_>) -> Result<Self, {RT}::JsonError> {{").unwrap();
-    writeln!(out, "        r.begin_concrete_object(br#\"{{\"@type\":\"{}\"\"#)?;", s.tl_name).unwrap();
+    writeln!(out, "        r.begin_concrete_object({typed_open})?;").unwrap();
     writeln!(out, "        Self::read_json_fields(r, {RT}::TypeKey::Ignore)").unwrap();
     writeln!(out, "    }}\n}}\n").unwrap();
 

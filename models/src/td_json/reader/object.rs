@@ -26,11 +26,7 @@ impl<'a> JsonReader<'a> {
     /// is consumed, as on every other path, so errors name the same offset.
     #[inline(always)]
     pub fn begin_concrete_object(&mut self, typed_open: &[u8]) -> Result<(), JsonError> {
-        if self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, typed_open)) {
-            self.pos += 1;
-            self.enter()?;
-            self.pos += typed_open.len() - 1;
-            self.after_open = false;
+        if self.open_exactly(typed_open, typed_open.len())? {
             return Ok(());
         }
         self.begin_other_concrete_object()
@@ -87,12 +83,23 @@ impl<'a> JsonReader<'a> {
     #[inline(always)]
     fn compact_typed_open(&mut self) -> Result<bool, JsonError> {
         const TYPED_OPEN: &[u8] = b"{\"@type\":\"";
-        if !self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, TYPED_OPEN)) {
+        // The name's opening quote is left for the name's reader.
+        self.open_exactly(TYPED_OPEN, TYPED_OPEN.len() - 1)
+    }
+
+    /// When the input starts with all of `open` (a `{` and what TDLib writes after it), consumes
+    /// its first `take` bytes and returns `true`; otherwise consumes nothing. The one body behind
+    /// both exact opens, [`Self::compact_typed_open`] and [`Self::begin_concrete_object`]: the
+    /// depth is checked right after the `{`, as [`Self::begin_object`] checks it, so an error
+    /// names the same offset on every path.
+    #[inline(always)]
+    fn open_exactly(&mut self, open: &[u8], take: usize) -> Result<bool, JsonError> {
+        if !self.input.get(self.pos..).is_some_and(|rest| starts_with(rest, open)) {
             return Ok(false);
         }
         self.pos += 1;
         self.enter()?;
-        self.pos += TYPED_OPEN.len() - 2;
+        self.pos += take - 1;
         self.after_open = false;
         Ok(true)
     }
