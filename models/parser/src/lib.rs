@@ -40,14 +40,18 @@ pub const NAME_HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 const NAME_HASH_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Eight bytes of a name, little-endian (the last word of a name zero-padded), into [`name_hash`].
+/// A rotate and an exclusive or, two instructions with no multiply in the chain from one word to
+/// the next: [`name_hash_finish`] does the mixing once per name. The rotation is odd, so a byte's
+/// bits land across byte boundaries of the words after it.
 #[inline(always)]
 pub fn name_hash_word(hash: u64, word: u64) -> u64 {
-    let mixed = (hash ^ word).wrapping_mul(NAME_HASH_MULTIPLIER);
-    mixed ^ (mixed >> 32)
+    hash.rotate_left(29) ^ word
 }
 
-/// The end of [`name_hash`]: the name's length in, 32 bits out.
+/// The end of [`name_hash`]: the name's length in, 32 bits out, after two rounds of multiply and
+/// shift that spread every bit of the words over the result.
 #[inline(always)]
 pub fn name_hash_finish(hash: u64, len: usize) -> u32 {
-    ((hash ^ len as u64).wrapping_mul(NAME_HASH_MULTIPLIER) >> 32) as u32
+    let mixed = (hash ^ len as u64).wrapping_mul(NAME_HASH_MULTIPLIER);
+    ((mixed ^ (mixed >> 29)).wrapping_mul(NAME_HASH_MULTIPLIER) >> 32) as u32
 }
