@@ -146,7 +146,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     // Each field's read, the same in order and in the loop below.
     let reads: Vec<String> = s.fields.iter().map(|f| field_read(model, f)).collect();
     for (index, (f, read)) in s.fields.iter().zip(&reads).enumerate() {
-        let take = format!("value.{} = {read}?; seen |= 1 << {index}; expected = {};", f.rust_name, index + 1);
+        let take = format!("{RT}::fill(&mut value.{}, {read}?); seen |= 1 << {index}; expected = {};", f.rust_name, index + 1);
         let member = format!("br#\",\"{}\":\"#", f.tl_name);
         match f.kind {
             Kind::Object(_) => writeln!(out, "            if r.expect_key({member}) {{ {take} }}").unwrap(),
@@ -161,7 +161,7 @@ fn emit_struct(model: &Model, s: &Struct, out: &mut String) {
     for (index, (f, read)) in s.fields.iter().zip(&reads).enumerate() {
         writeln!(
             out,
-            "                {index} => {{ r.first_time(&mut seen, {index}, \"{}\")?; value.{} = {read}?; }}",
+            "                {index} => {{ r.first_time(&mut seen, {index}, \"{}\")?; {RT}::fill(&mut value.{}, {read}?); }}",
             f.tl_name, f.rust_name
         )
         .unwrap();

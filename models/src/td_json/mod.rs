@@ -19,7 +19,7 @@ mod plain;
 mod reader;
 mod writer;
 
-pub use reader::{FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, JsonReader, MAX_DEPTH, TypeKey, TypeName};
+pub use reader::{FIELD_END, FIELD_TYPE, FIELD_UNKNOWN, JsonReader, MAX_DEPTH, TypeKey, TypeName, fill};
 pub use writer::{JsonWriter, decimal, unicode_escape};
 
 use std::borrow::Cow;

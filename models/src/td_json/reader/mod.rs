@@ -12,6 +12,8 @@ mod skip;
 mod string;
 mod vector;
 
+pub use object::fill;
+
 use std::borrow::Cow;
 
 use super::JsonError;
@@ -188,6 +190,31 @@ fn describe(byte: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `fill` forgets what a field held, so it may only meet a field at its default: in a debug
+    /// build (the test command's), a second fill of one field stops there.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a field was filled twice")]
+    fn a_field_filled_twice_is_caught_in_debug_builds() {
+        let mut slot = String::new();
+        fill(&mut slot, "first".to_owned());
+        fill(&mut slot, "second".to_owned());
+    }
+
+    /// The generated readers never fill a field twice: a repeated key is refused at the key,
+    /// in order and out of it, before its value is read.
+    #[test]
+    fn a_repeated_key_is_refused_before_its_field_is_filled_again() {
+        for json in [
+            r#"{"@type":"textEntity","offset":1,"offset":2,"length":3,"type":{"@type":"textEntityTypeBold"}}"#,
+            r#"{"@type":"textEntity","offset":1,"length":3,"type":{"@type":"textEntityTypeBold"},"type":null}"#,
+        ] {
+            let mut reader = JsonReader::new(json.as_bytes());
+            let error = <crate::generated::TextEntity as crate::td_json::TdJson>::read_json(&mut reader).unwrap_err();
+            assert!(error.to_string().contains("duplicate field"), "{json}: {error}");
+        }
+    }
 
     #[test]
     fn a_type_name_hashes_as_name_hash_whatever_its_length_and_what_follows() {

@@ -420,6 +420,20 @@ pub(super) static NAME_BYTE: [bool; 256] = {
     table
 };
 
+/// Stores `value`, a field just read, in `slot`, which still holds the field's default: a
+/// generated reader starts from `Self::default()` and fills each field at most once (`seen`
+/// refuses a repeated key before it is read). The default owns no memory (`None`, an empty
+/// `String` or `Vec`, zero: every object field is an `Option`), so it is forgotten, not dropped.
+/// A plain assignment drops the old value first, and LLVM could not tell it was the default:
+/// each object field paid a test and a call to `drop_in_place` (`textEntity`'s `type`, five
+/// times per `message`), each string and vector a test. Debug builds check the invariant.
+#[inline(always)]
+pub fn fill<T: Default + PartialEq>(slot: &mut T, value: T) {
+    let old = std::mem::replace(slot, value);
+    debug_assert!(old == T::default(), "a field was filled twice");
+    std::mem::forget(old);
+}
+
 /// `haystack.starts_with(needle)` for the short keys of the schema, without a call to `memcmp`:
 /// whole 8-byte words, then the tail as one overlapping word (4-byte words, or byte by byte,
 /// when shorter).
