@@ -58,13 +58,13 @@ impl<'a> JsonReader<'a> {
             if self.end_of_element()? {
                 let mut items = Vec::with_capacity(before + read);
                 earlier(&mut items);
-                items.extend(chunk.into_iter().take(read).flatten());
+                items.extend(chunk[..read].iter_mut().map(take_read));
                 return Ok(items);
             }
             if read == CHUNK {
                 return self.rest_of_vector(element, before + CHUNK, &mut |items: &mut Vec<T>| {
                     earlier(items);
-                    items.extend(chunk.iter_mut().filter_map(Option::take));
+                    items.extend(chunk.iter_mut().map(take_read));
                 });
             }
         }
@@ -164,4 +164,13 @@ impl<'a> JsonReader<'a> {
         let limit = 64 * (end + 1) / std::mem::size_of::<T>().max(1);
         count.min(limit)
     }
+}
+
+/// An element out of its slot in a chunk, where every slot up to the count read is filled.
+/// Mapped over a slice, the elements go into the vector as a slice iterator of known length
+/// does: one reservation, then stores without a capacity test each (through `flatten` or
+/// `filter_map` the length was unknown, so each element was pushed, tested and counted).
+#[inline(always)]
+fn take_read<T>(slot: &mut Option<T>) -> T {
+    slot.take().expect("a chunk's slots are filled up to the count read")
 }
