@@ -32,6 +32,14 @@ pub trait TdJson: Sized {
 
     /// Reads one object value (not `null`) at the reader's position.
     fn read_json(r: &mut JsonReader<'_>) -> Result<Self, JsonError>;
+
+    /// [`Self::read_json`] into a box, as a pointer field (`Box<T>`) holds it. The generated
+    /// structs that some field boxes read their fields straight into the box; anything else is
+    /// read, then boxed.
+    #[inline]
+    fn read_json_boxed(r: &mut JsonReader<'_>) -> Result<Box<Self>, JsonError> {
+        Self::read_json(r).map(Box::new)
+    }
 }
 
 impl<T: TdJson> TdJson for Box<T> {
@@ -42,7 +50,7 @@ impl<T: TdJson> TdJson for Box<T> {
 
     #[inline]
     fn read_json(r: &mut JsonReader<'_>) -> Result<Self, JsonError> {
-        T::read_json(r).map(Box::new)
+        T::read_json_boxed(r)
     }
 }
 

@@ -202,6 +202,26 @@ mod tests {
         fill(&mut slot, "second".to_owned());
     }
 
+    /// A struct that some field boxes (`file` is one) is read straight into its box by a second
+    /// body of its field reader: the same value as read by value, in order and out of it, and
+    /// the same error at the same offset.
+    #[test]
+    fn a_boxed_struct_reads_into_its_box_as_it_reads_by_value() {
+        use crate::generated::File;
+        use crate::td_json::TdJson;
+        let local = r#"{"@type":"localFile","path":"/a","can_be_downloaded":true,"can_be_deleted":false,"is_downloading_active":false,"is_downloading_completed":true,"download_offset":0,"downloaded_prefix_size":5,"downloaded_size":5}"#;
+        for json in [
+            format!(r#"{{"@type":"file","id":7,"size":5,"expected_size":5,"local":{local},"remote":null}}"#),
+            format!(r#"{{"size":5,"local":{local},"@type":"file","expected_size":5,"id":7}}"#),
+            format!(r#"{{"@type":"file","id":7,"size":"five","local":{local}}}"#),
+        ] {
+            let by_value = File::read_json(&mut JsonReader::new(json.as_bytes()));
+            assert_eq!(by_value.is_ok(), !json.contains("five"), "{json}: {by_value:?}");
+            let boxed = <Box<File> as TdJson>::read_json(&mut JsonReader::new(json.as_bytes()));
+            assert_eq!(boxed.map(|file| *file), by_value, "{json}");
+        }
+    }
+
     /// The generated readers never fill a field twice: a repeated key is refused at the key,
     /// in order and out of it, before its value is read.
     #[test]
