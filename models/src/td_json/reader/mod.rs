@@ -396,10 +396,12 @@ mod tests {
         }
     }
 
-    /// `string` reads text with escapes in one pass on the stack when it fits
-    /// (`unescape_on_stack`); the two-pass path (scan, then unescape) is the reference: the same
-    /// text at exact capacity, or the same error, and the reader left at the same byte, for text
-    /// on both sides of the stack buffer's size and every kind of fault at every position.
+    /// `string` reads text with escapes in one pass in the thread's scratch buffer when it fits
+    /// (`unescape_in_scratch`); the two-pass path (scan, then unescape) is the reference: the
+    /// same text at exact capacity, or the same error, and the reader left at the same byte, for
+    /// text on both sides of the scratch buffer's size and every kind of fault at every position.
+    /// The cases run one after another in one thread, so each also reads a buffer that the ones
+    /// before it left dirty.
     #[test]
     fn the_one_pass_unescape_agrees_with_the_two_pass_path() {
         fn two_pass(input: &[u8]) -> (Result<String, String>, usize) {
