@@ -98,6 +98,10 @@ words! {
         /// same work, decided without timing (a timed backstop still fails a large slowdown).
         Unchanged = "unchanged",
         Regression = "regression",
+        /// Its counts moved, by less than a quarter of the threshold, and time, too noisy to
+        /// gate it, found no regression: the counts bound the change far below the threshold
+        /// (the data-layout moves every change brings to code it did not touch).
+        Bounded = "bounded",
         /// Passes, but could not have caught a slowdown of the threshold's size (80% power):
         /// the comparison says what it could have caught. A failure under `--strict`.
         NotGated = "not-gated",

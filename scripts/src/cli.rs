@@ -139,7 +139,8 @@ pub struct Options {
     #[arg(long)]
     pub publish: bool,
     /// Plain progress lines and a markdown summary for a pull request; a comparison whose counts
-    /// changed that the run could not gate at the threshold fails the run (exit 3)
+    /// changed (by more than a quarter of the threshold) that the run could not gate at the
+    /// threshold fails the run (exit 3)
     #[arg(long)]
     pub ci: bool,
     /// Accept a run whose only violations are regressions (latency, allocations, instructions),

@@ -45,6 +45,7 @@ fn verdict(c: &Comparison) -> String {
     let by = match (c.metric, c.class, c.verdict) {
         (Metric::Latency, Some(Class::Unchanged), Verdict::Regression) => format!(" (backstop{})", held(c.threshold)),
         (Metric::Latency, Some(Class::Unchanged), _) => " (counts)".into(),
+        (Metric::Latency, Some(Class::Changed), Verdict::Bounded) => " (counts, where time could not gate it)".into(),
         (Metric::Latency, Some(Class::Changed), _) => format!(" (time{})", held(c.threshold)),
         (Metric::Latency, Some(Class::RoundTrip), _) => format!(" (round trip{})", held(c.threshold)),
         _ => String::new(),
@@ -107,15 +108,21 @@ pub fn headline(results: &Results) -> String {
     let family: Vec<&Comparison> = results.threshold_family().collect();
     let unchanged = family.iter().filter(|c| c.class == Some(Class::Unchanged)).count();
     let undecided = results.undecided().count();
-    let by_time = family.len() - unchanged - undecided;
+    let bounded = family.iter().filter(|c| c.verdict == Verdict::Bounded).count();
+    let by_time = family.len() - unchanged - undecided - bounded;
     // Time decides a comparison with the power to see the threshold, or by its interval alone: a
     // pass whose upper end is below the threshold, a regression whose lower end is above half.
     let powered = family
         .iter()
-        .filter(|c| c.class != Some(Class::Unchanged) && c.verdict != Verdict::NotGated)
+        .filter(|c| c.class != Some(Class::Unchanged) && !matches!(c.verdict, Verdict::NotGated | Verdict::Bounded))
         .filter(|c| c.detectable.is_some_and(|d| d <= threshold / 100.0 + 1e-12))
         .count();
-    let by_time = format!("{by_time} by time ({powered} with 80% power at {threshold}%, {} by their interval alone)", by_time - powered);
+    let mut by_time =
+        format!("{by_time} by time ({powered} with 80% power at {threshold}%, {} by their interval alone)", by_time - powered);
+    if bounded > 0 {
+        let share = crate::gate::counts::COUNT_BOUND_SHARE * threshold;
+        by_time += &format!(", {bounded} by counts that moved under {share}% where time could not gate them");
+    }
     let mut out = if undecided == 0 {
         format!(
             "latency at {threshold}%: all {} comparisons decided: {unchanged} unchanged by their instruction counts, {by_time}\n",

@@ -284,6 +284,14 @@ fn within_threshold(paired: &Paired, alpha: f64, rules: &Rules) -> bool {
     alpha > 0.0 && bounds(paired, alpha, rules.run_spread).1 < 1.0 + rules.threshold
 }
 
+/// Whether a changed comparison that time could not gate is decided by its counts: they moved
+/// by at most [`COUNT_BOUND_SHARE`] of the threshold, either way.
+///
+/// [`COUNT_BOUND_SHARE`]: counts::COUNT_BOUND_SHARE
+fn bounded_by_counts(count_change: Option<f64>, threshold: f64) -> bool {
+    count_change.is_some_and(|change| change.abs() <= counts::COUNT_BOUND_SHARE * threshold)
+}
+
 /// The screen over every latency comparison, on the samples so far.
 pub fn screen(plan: &Plan, samples: &[WorkerResult]) -> Screened {
     let grouped = super::group(samples);
@@ -505,6 +513,7 @@ pub fn compare(plan: &Plan, grouped: &Grouped) -> (Vec<Comparison>, Vec<Violatio
             (Class::Reference, _) => Verdict::Reference,
             // Decided by the counts; the backstop can only fail it.
             (Class::Unchanged, Verdict::Pass | Verdict::NotGated) => Verdict::Unchanged,
+            (Class::Changed, Verdict::NotGated) if bounded_by_counts(counts::count_change(by_role), rules.threshold) => Verdict::Bounded,
             (_, verdict) => verdict,
         };
         let (low, high) = bounds(&judged.paired, judged.alpha, rules.run_spread);

@@ -473,6 +473,46 @@ mod tests {
     }
 
     #[test]
+    fn a_count_that_moved_under_a_quarter_of_the_threshold_decides_what_time_could_not() {
+        let decode = |results: &Results| {
+            results
+                .comparisons
+                .iter()
+                .find(|c| c.metric == Metric::Latency && c.implementation == "tl" && c.operation == Operation::Decode)
+                .unwrap()
+                .clone()
+        };
+        // tl decode counted 1 instruction more in 1,500 (+0.07%), its time too noisy to gate:
+        // bounded by its counts, decided, nothing left for `--ci` to fail.
+        let nudged = judged(Measure::Both, |samples| {
+            noisy(samples);
+            counted_more(samples, 1.0);
+        });
+        assert!(nudged.passed(), "{:?}", nudged.violations);
+        assert_eq!((decode(&nudged).class, decode(&nudged).verdict), (Some(Class::Changed), Verdict::Bounded));
+        assert_eq!(nudged.undecided().count(), 0);
+        let text = crate::summary::text(&nudged);
+        assert!(text.starts_with("latency at 1%: all 2 comparisons decided: 1 unchanged by their instruction counts, 0 by time"), "{text}");
+        assert!(text.contains("1 by counts that moved under 0.25% where time could not gate them"), "{text}");
+        assert!(text.contains("bounded (counts, where time could not gate it)"), "{text}");
+        // 4 in 1,500 (+0.27%), just over the bound: the same noisy time leaves it undecided.
+        let moved = judged(Measure::Both, |samples| {
+            noisy(samples);
+            counted_more(samples, 4.0);
+        });
+        assert_eq!(decode(&moved).verdict, Verdict::NotGated);
+        assert_eq!(moved.undecided().count(), 1);
+        // Fewer instructions bound it the same way; more fewer do not.
+        for (by, verdict) in [(-1.0, Verdict::Bounded), (-4.0, Verdict::NotGated)] {
+            let fewer = judged(Measure::Both, |samples| {
+                noisy(samples);
+                counted_more(samples, by);
+            });
+            assert_eq!(decode(&fewer).verdict, verdict, "{by}");
+        }
+    }
+
+    #[test]
     fn a_clear_speed_up_passes_however_noisy_and_ci_has_nothing_undecided() {
         // The same wandering, on current batches 20% faster: no power to see 1%, but every pair
         // shows the current tree faster, so the pairs themselves bound it below the threshold.
