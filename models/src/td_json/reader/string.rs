@@ -256,29 +256,29 @@ impl<'a> JsonReader<'a> {
         // table (an indirect branch) that a `match` over every escape letter compiles to.
         let letter = *self.input.get(at + 1)?;
         if letter == b'u' {
-            return self.unicode_escape_at(at);
+            let &[a, b, c, d] = self.input.get(at + 2..at + 6)? else { return None };
+            return self.unicode_escape_at(at, hex_unit([a, b, c, d])?);
         }
-        match SHORT_ESCAPE[letter as usize] {
+        match SHORT_ESCAPE[usize::from(letter)] {
             0 => None,
             byte => Some((u32::from(byte), 2)),
         }
     }
 
-    /// A `\uXXXX` escape at `at`, or a surrogate pair of two: the scalar value and 6 or 12.
+    /// A `\uXXXX` escape at `at` whose four digits stand for `unit`, or a surrogate pair of two:
+    /// the scalar value and 6 or 12.
     #[inline(always)]
-    fn unicode_escape_at(&self, at: usize) -> Option<(u32, usize)> {
-        match self.hex4(at + 2).ok()? {
+    fn unicode_escape_at(&self, at: usize, unit: u32) -> Option<(u32, usize)> {
+        match unit {
             0xDC00..=0xDFFF => None,
-            high @ 0xD800..=0xDBFF => {
-                if self.input.get(at + 6..at + 8)? != b"\\u" {
-                    return None;
-                }
-                match self.hex4(at + 8).ok()? {
-                    low @ 0xDC00..=0xDFFF => Some((0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00), 12)),
+            high @ 0xD800..=0xDBFF => match self.input.get(at + 6..at + 12)? {
+                &[b'\\', b'u', a, b, c, d] => match hex_unit([a, b, c, d])? {
+                    low @ 0xDC00..=0xDFFF => Some((0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), 12)),
                     _ => None,
-                }
-            }
-            unit => Some((u32::from(unit), 6)),
+                },
+                _ => None,
+            },
+            unit => Some((unit, 6)),
         }
     }
 
@@ -306,11 +306,10 @@ impl<'a> JsonReader<'a> {
     #[inline(always)]
     pub(super) fn hex4(&self, at: usize) -> Result<u16, JsonError> {
         match self.input.get(at..at + 4) {
-            Some(&[a, b, c, d]) => {
-                let value = [a, b, c, d].iter().fold(0u32, |unit, &digit| unit << 4 | HEX_VALUE[digit as usize]);
-                // A digit that is not hex sets bits above the 16 of a unit.
-                u16::try_from(value).map_err(|_| self.error_at(at, "invalid hex digit in a \\u escape"))
-            }
+            Some(&[a, b, c, d]) => match hex_unit([a, b, c, d]) {
+                Some(unit) => Ok(unit as u16),
+                None => Err(self.error_at(at, "invalid hex digit in a \\u escape")),
+            },
             _ => Err(self.error_at(at, "unexpected end of input in a \\u escape")),
         }
     }
@@ -385,6 +384,14 @@ fn quote_position(bytes: &[u8]) -> Option<usize> {
         i += BLOCK;
     }
     bytes[i..].iter().position(|&b| b == b'"').map(|at| i + at)
+}
+
+/// The UTF-16 unit four hex digits stand for; `None` if any of them is not a hex digit.
+#[inline(always)]
+fn hex_unit(digits: [u8; 4]) -> Option<u32> {
+    let unit = digits.iter().fold(0u32, |unit, &digit| unit << 4 | HEX_VALUE[usize::from(digit)]);
+    // A digit that is not hex sets bits above the 16 of a unit.
+    (unit <= 0xFFFF).then_some(unit)
 }
 
 /// Hex digit values; 0x10000 for a byte that is not one, so that four digits folded into a u32
