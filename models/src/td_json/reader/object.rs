@@ -323,7 +323,7 @@ impl<'a> JsonReader<'a> {
             i += plain;
             if input[i] == b'"' {
                 self.pos = i + 1;
-                return Ok(TypeName { text: Cow::Borrowed(&input[start..i]), hash: tl_parser::name_hash_finish(hash, i - start) });
+                return Ok(TypeName { text: &input[start..i], hash: tl_parser::name_hash_finish(hash, i - start) });
             }
             break;
         }
@@ -334,9 +334,19 @@ impl<'a> JsonReader<'a> {
     /// then hashed. Out of line, so the inline scan above carries none of it.
     #[inline(never)]
     fn unusual_type_name(&mut self) -> Result<TypeName<'a>, JsonError> {
-        let text = self.name()?;
-        let hash = tl_parser::name_hash(&text);
-        Ok(TypeName { text, hash })
+        let text: &'a [u8] = match self.name()? {
+            Cow::Borrowed(text) => text,
+            // Written with escapes: the schema's own spelling of the same name, so that the name
+            // is borrowed however it was written (and `TypeName` stays small). No schema name
+            // needs escaping, so one that is not the schema's is unknown.
+            Cow::Owned(text) => {
+                match crate::CONSTRUCTORS.iter().map(|(known, _)| known).chain(crate::ABSENT_TYPES).find(|known| known.as_bytes() == text) {
+                    Some(known) => known.as_bytes(),
+                    None => return Err(self.not_in_schema(&String::from_utf8_lossy(&text))),
+                }
+            }
+        };
+        Ok(TypeName { text, hash: tl_parser::name_hash(text) })
     }
 
     /// A string used as a name (key or `@type`): borrowed from the input unless it has escapes.
@@ -393,9 +403,15 @@ impl<'a> JsonReader<'a> {
         } else if crate::CONSTRUCTORS.iter().any(|(known, _)| *known == name) {
             format!("`{name}` is not a constructor of `{expected}`")
         } else {
-            format!("unknown @type `{name}` (not in the schema)")
+            return self.not_in_schema(&name);
         };
         self.error_here(message)
+    }
+
+    /// The error for an `@type` that names nothing in the schema.
+    #[cold]
+    fn not_in_schema(&self, name: &str) -> JsonError {
+        self.error_here(format!("unknown @type `{name}` (not in the schema)"))
     }
 
     #[cold]
