@@ -10,7 +10,7 @@
 //! exactly, so an unknown field is never taken for a known one) and skips unknown members of
 //! any shape.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::GenError;
@@ -22,7 +22,7 @@ const RT: &str = "crate::td_json";
 pub fn emit(model: &Model) -> Result<String, GenError> {
     let mut out = String::new();
     // The structs some field holds in a `Box`: they get a reader straight into the box.
-    let boxed: std::collections::HashSet<usize> = model
+    let boxed: HashSet<usize> = model
         .structs
         .iter()
         .flat_map(|s| &s.fields)
