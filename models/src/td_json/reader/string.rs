@@ -90,8 +90,9 @@ impl<'a> JsonReader<'a> {
     }
 
     /// A string with escapes in one pass: scanned, unescaped and copied a word at a time into
-    /// `buffer` (the thread's [`SCRATCH`]), checked for UTF-8 there (escapes are well-formed by construction, so
-    /// the check is of the literal text), then copied once into a `String` of its exact size.
+    /// `buffer` (the thread's [`SCRATCH`]), checked for UTF-8 there (escapes are well-formed by
+    /// construction, so the check is of the literal text), then copied once into a `String` of
+    /// its exact size.
     /// `first_escape` is where the plain run from `start` stopped at a backslash.
     ///
     /// Why: scanning to size the `String` first and unescaping after read every escape twice, and
