@@ -709,18 +709,23 @@ fn a_change_to_one_codec_leaves_every_other_codec_s_counts_alone() -> Outcome {
     // memcmp, which count by where their operands lie, may move the total by a hair.
     // json-sonic encode is the one documented exception (docs/calibration.md): sonic-rs copies a
     // short string's tail to the stack when a page boundary is near it, and the constants it
-    // writes move with any change to the binary. Its code is the same; its count may move, by
-    // 0.1-0.2% where measured, and then the gate times it. Whether it moves here depends on the
-    // binary's layout (on `message` it did in CI at 99c00b5, not before), so either verdict is
-    // right for it, within half a percent.
+    // writes move with any change to the binary. Its code is the same; its count may move, and
+    // then the gate times it. Whether it moves here depends on the binary's layout (on `message`
+    // it did in CI at 99c00b5, not before), so either verdict is right for it. By how much: a
+    // few copies, about 27 instructions each (one was 1.9% of `status`'s 1,419 at 7b38404,
+    // where `message` moves by 0.1-0.2%): within half a percent, or 64 instructions per op.
     for c in &counts {
         let (lane, implementation, operation) = (&c["lane"], &c["implementation"], &c["operation"]);
         let planted = implementation == "tl" && operation == "decode";
         let change = c["change"].as_f64().unwrap_or(1.0).abs();
         if implementation == "json-sonic" && operation == "encode" {
+            let moved = (c["current"].as_f64().unwrap_or(f64::MAX) - c["baseline"].as_f64().unwrap_or(0.0)).abs();
             // Bound first: `ensure!` negates its condition, which clippy refuses on floats.
-            let within = change <= 0.005;
-            ensure!(within, "{lane}/{implementation}/{operation} counted {change}: more than sonic-rs's page-boundary copies");
+            let within = change <= 0.005 || moved <= 64.0;
+            ensure!(
+                within,
+                "{lane}/{implementation}/{operation} counted {change} ({moved} per op): more than sonic-rs's page-boundary copies"
+            );
             continue;
         }
         ensure!((c["verdict"] == "unchanged") != planted, "{lane}/{implementation}/{operation}: {}", c["verdict"]);
