@@ -9,6 +9,11 @@
 //! alarm is a regression on any comparison the change did not touch; a catch is the planted
 //! decode judged a regression. The real changes also show whether the counts of every
 //! untouched comparison stayed equal in both trees: what lets the gate spend no time on them.
+//!
+//! A plant adds a few dozen instructions (its clock reads) to a decode of tens of thousands, so
+//! its count moves far less than its time: exactly what the gate's `bounded` rule decides by
+//! counts when time cannot gate it. A plant that ends `bounded` is a real slowdown the rule
+//! passed; the table counts those apart, which measures what the rule gives up.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -51,9 +56,8 @@ struct Outcome {
     false_alarms: usize,
     /// Comparisons the change did not touch whose counts differed between the trees.
     untouched_changed: Vec<String>,
-    /// Per lane: whether the planted decode was a regression, its estimate, its detectable
-    /// change and its pairs.
-    planted: Vec<(bool, f64, Option<f64>, usize)>,
+    /// Per lane, the planted decode.
+    planted: Vec<PlantedDecode>,
     /// Every latency comparison of the backstop with nothing planted: its log change and that
     /// change's standard error from its own pairs.
     unplanted: Vec<(f64, f64)>,
@@ -74,7 +78,20 @@ impl Outcome {
             case,
             false_alarms: others.iter().filter(|c| c.verdict == Verdict::Regression).count(),
             untouched_changed: others.iter().filter(|c| c.class == Some(Class::Changed)).map(|c| c.key().to_string()).collect(),
-            planted: planted.iter().map(|c| (c.verdict == Verdict::Regression, c.change, c.detectable, c.pairs)).collect(),
+            planted: planted
+                .iter()
+                .map(|c| PlantedDecode {
+                    verdict: c.verdict,
+                    change: c.change,
+                    detectable: c.detectable,
+                    pairs: c.pairs,
+                    count_change: results
+                        .comparisons
+                        .iter()
+                        .find(|i| i.metric == Metric::Instructions && i.key() == c.key())
+                        .map(|i| i.change),
+                })
+                .collect(),
             unplanted: others
                 .iter()
                 .filter(|c| c.class == Some(Class::Unchanged))
@@ -88,6 +105,23 @@ impl Outcome {
                 .collect(),
             seconds,
         }
+    }
+}
+
+/// One lane's planted decode in one run.
+struct PlantedDecode {
+    verdict: Verdict,
+    /// Time's estimate of the change.
+    change: f64,
+    detectable: Option<f64>,
+    pairs: usize,
+    /// How far the plant moved the decode's instruction count (absent if it was not counted).
+    count_change: Option<f64>,
+}
+
+impl PlantedDecode {
+    fn caught(&self) -> bool {
+        self.verdict == Verdict::Regression
     }
 }
 
@@ -291,8 +325,10 @@ fn table(outcomes: &[Outcome], codec: &str, plan: &Plan, measured: &str) -> Stri
         "`./run.sh --calibrate` on lanes {}, every implementation, default settings: each round runs identical code, then \
          three real changes — a slowdown of 1%, 1.5% and 3% of `{codec}` decode's own time, planted in `src/codecs/` and \
          committed in a scratch worktree — as a user's commit is run. A false alarm is a latency regression on a \
-         comparison the change did not touch; a catch is the planted decode judged a regression. Intervals: Wilson 95%. \
-         {measured}\n",
+         comparison the change did not touch; a catch is the planted decode judged a regression. One not caught was \
+         passed by its counts (`bounded`: the plant's few instructions moved them by under a quarter of the threshold, \
+         and time could not gate it), left undecided (`not-gated`: exit 3 under `--ci`), or passed by time. \
+         Intervals: Wilson 95%. {measured}\n",
         plan.lanes.join(", "),
     )
     .unwrap();
@@ -314,25 +350,32 @@ fn table(outcomes: &[Outcome], codec: &str, plan: &Plan, measured: &str) -> Stri
     writeln!(
         out,
         "| planted in `{codec}` decode | runs | runs with a false alarm elsewhere | untouched comparisons whose counts differed | \
-         planted decode caught | median estimate | median pairs | median detectable (80%) | median run |"
+         planted decode caught | not caught: passed by counts (`bounded`) / undecided / passed by time | \
+         median count moved | median estimate | median pairs | median detectable (80%) | median run |"
     )
     .unwrap();
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|").unwrap();
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|").unwrap();
     for percent in PLANTED {
         let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.case == Case::Planted(percent)).collect();
         let alarmed = runs.iter().filter(|o| o.false_alarms > 0).count();
-        let decodes: Vec<&(bool, f64, Option<f64>, usize)> = runs.iter().flat_map(|o| &o.planted).collect();
-        let caught = decodes.iter().filter(|d| d.0).count();
+        let decodes: Vec<&PlantedDecode> = runs.iter().flat_map(|o| &o.planted).collect();
+        let caught = decodes.iter().filter(|d| d.caught()).count();
+        let ended = |verdict: Verdict| decodes.iter().filter(|d| d.verdict == verdict).count();
         writeln!(
             out,
-            "| {percent}% | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {percent}% | {} | {} | {} | {} | {} / {} / {} | {} | {} | {} | {} | {} |",
             runs.len(),
             of(alarmed, runs.len()),
             runs.iter().map(|o| o.untouched_changed.len()).sum::<usize>(),
             of(caught, decodes.len()),
-            median(decodes.iter().map(|d| d.1 * 100.0).collect()).map_or("—".into(), |e| format!("{e:+.2}%")),
-            median(decodes.iter().map(|d| d.3 as f64).collect()).map_or("—".into(), |p| format!("{p:.0}")),
-            median(decodes.iter().filter_map(|d| d.2).map(|d| d * 100.0).collect()).map_or("—".into(), |d| format!("{d:.1}%")),
+            ended(Verdict::Bounded),
+            ended(Verdict::NotGated),
+            ended(Verdict::Pass),
+            median(decodes.iter().filter_map(|d| d.count_change).map(|c| c * 100.0).collect())
+                .map_or("—".into(), |c| format!("{c:+.3}%")),
+            median(decodes.iter().map(|d| d.change * 100.0).collect()).map_or("—".into(), |e| format!("{e:+.2}%")),
+            median(decodes.iter().map(|d| d.pairs as f64).collect()).map_or("—".into(), |p| format!("{p:.0}")),
+            median(decodes.iter().filter_map(|d| d.detectable).map(|d| d * 100.0).collect()).map_or("—".into(), |d| format!("{d:.1}%")),
             minutes(&runs),
         )
         .unwrap();
@@ -408,28 +451,41 @@ mod tests {
 
     #[test]
     fn the_table_counts_false_alarms_and_catches_by_case() {
-        let outcome = |case, false_alarms, caught: bool| Outcome {
+        let outcome = |case, false_alarms, caught: bool, uncaught| Outcome {
             case,
             false_alarms,
             untouched_changed: Vec::new(),
-            planted: if case == Case::Identical { Vec::new() } else { vec![(caught, 0.012, Some(0.009), 48)] },
+            planted: if case == Case::Identical {
+                Vec::new()
+            } else {
+                let verdict = if caught { Verdict::Regression } else { uncaught };
+                vec![PlantedDecode { verdict, change: 0.012, detectable: Some(0.009), pairs: 48, count_change: Some(0.0002) }]
+            },
             unplanted: vec![(0.001, 0.002)],
             other: Vec::new(),
             seconds: 90.0,
         };
         let outcomes = [
-            outcome(Case::Identical, 0, false),
-            outcome(Case::Identical, 1, false),
-            outcome(Case::Planted(1.0), 0, true),
-            outcome(Case::Planted(1.0), 0, false),
-            outcome(Case::Planted(1.5), 0, true),
-            outcome(Case::Planted(3.0), 2, true),
+            outcome(Case::Identical, 0, false, Verdict::Pass),
+            outcome(Case::Identical, 1, false, Verdict::Pass),
+            outcome(Case::Planted(1.0), 0, true, Verdict::Pass),
+            outcome(Case::Planted(1.0), 0, false, Verdict::Bounded),
+            outcome(Case::Planted(1.0), 0, false, Verdict::NotGated),
+            outcome(Case::Planted(1.5), 0, true, Verdict::Pass),
+            outcome(Case::Planted(1.5), 0, false, Verdict::Pass),
+            outcome(Case::Planted(3.0), 2, true, Verdict::Pass),
         ];
         let plan = crate::gate::fixture::plan(tdbench_contract::Measure::Both);
         let text = table(&outcomes, "json-td", &plan, "Measured here.");
         assert!(text.contains("| 2 | 1 of 2 (9–91%) | 0 | 1.5 min |"), "{text}");
-        assert!(text.contains("| 1% | 2 | 0 of 2 (0–66%) | 0 | 1 of 2 (9–91%) | +1.20% | 48 | 0.9% | 1.5 min |"), "{text}");
-        assert!(text.contains("| 3% | 1 | 1 of 1 (21–100%) |"), "{text}");
+        // A plant not caught is told apart by how it ended: passed by its counts, left
+        // undecided, or passed by time.
+        assert!(
+            text.contains("| 1% | 3 | 0 of 3 (0–56%) | 0 | 1 of 3 (6–79%) | 1 / 1 / 0 | +0.020% | +1.20% | 48 | 0.9% | 1.5 min |"),
+            "{text}"
+        );
+        assert!(text.contains("| 1.5% | 2 | 0 of 2 (0–66%) | 0 | 1 of 2 (9–91%) | 0 / 0 / 1 |"), "{text}");
+        assert!(text.contains("| 3% | 1 | 1 of 1 (21–100%) | 0 | 1 of 1 (21–100%) | 0 / 0 / 0 |"), "{text}");
     }
 
     #[test]
