@@ -4,7 +4,7 @@
 //! (`./run.sh --calibrate`), and the tests commit it to see what else such an edit moves.
 //!
 //! The guard's own two clock reads add some 50 ns per operation on top of the share: next to
-//! json-td's 59 µs decode of `messages` that is under 0.1%, next to a 100 ns decode of
+//! json-td's 45 µs decode of `messages` that is about 0.1%, next to a 100 ns decode of
 //! `status` it is most of the slowdown. Calibrate on long operations.
 //!
 //! Counted under valgrind (its preload library in `LD_PRELOAD`) the plant does not spin: a
