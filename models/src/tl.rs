@@ -85,34 +85,54 @@ impl std::error::Error for TlError {}
 /// Appends TL to a buffer. A string too long for TL's 3-byte length is remembered and reported
 /// by [`TlWriter::finish`], so the hot path carries no `Result` per field.
 ///
-/// # Room, and the one `unsafe` the generated writers use
+/// # Room, stretches, and the one `unsafe` the generated writers use
 ///
-/// The generated `write_boxed` makes one capacity check, [`TlWriter::ensure`], before a
-/// stretch of fixed-width writes (the constructor id, runs of fixed fields, `null`s, empty
-/// strings), and then writes them with [`TlWriter::put`], which checks nothing in release
-/// builds. (With no check at all, `tl` encode ran 21-30% fewer instructions: an unsound
-/// experiment that measured the ceiling; this design reached 10-14%.) `tl-gen` counts, on
-/// every path through the function, the bytes put since the last `ensure`, and emits another
-/// `ensure` before they could exceed it. It assumes nothing survives a call that can write:
-/// after a sub-object, a vector or a non-empty string it starts counting from zero again, except
-/// that a string's write leaves [`ROOM`] bytes spare, as its one check already paid for them.
-/// The room is counted within each function: no caller promises room to a callee. The one
-/// promise from outside is `write_bytes`' own, that it leaves [`ROOM`] spare; a test pins it.
+/// The generated `write_boxed` makes one capacity check, [`TlWriter::open`], before a stretch of
+/// fixed-width writes (the constructor id, runs of fixed fields, `null`s, empty strings), and
+/// then writes them with [`Stretch::put`], which checks nothing in release builds, and sets the
+/// buffer's length once, at [`TlWriter::close`]. The stretch keeps where the next put lands in
+/// a local, so a register: kept in the `Vec`, every put reloaded the buffer's pointer and stored
+/// its length, since LLVM cannot tell a write into the buffer from one into the `Vec` itself.
+/// (With no capacity check at all, `tl` encode ran 21-30% fewer instructions: an unsound
+/// experiment that measured the ceiling; one check per stretch reached 10-14%.) `tl-gen` counts,
+/// on every path through the function, the bytes put since the stretch was opened, and opens
+/// another before they could exceed its room. It closes the stretch before any call that can
+/// write (a sub-object, a vector, a non-empty string) and opens a new one after it, except that
+/// a string's write leaves [`ROOM`] bytes spare, which [`TlWriter::resume`] uses without a
+/// check. The room is counted within each function: no caller promises room to a callee. The
+/// one promise from outside is `write_bytes`' own, that it leaves [`ROOM`] spare; a test pins
+/// it.
 ///
-/// Debug builds keep that count in the writer itself (`room`) and `put` asserts it, so a count
-/// `tl-gen` got wrong fails the tests that write every constructor, whatever the buffer's real
-/// capacity happens to be.
+/// Debug builds keep that count in the writer and the stretch, and check it: a put past the
+/// room, or a write between a stretch's open and close, fails the tests that write every
+/// constructor, whatever the buffer's real capacity happens to be.
 pub struct TlWriter {
     out: Vec<u8>,
     too_long: Option<usize>,
-    /// Debug builds: the bytes the generated code may still `put` under its own accounting.
+    /// Debug builds: the bytes spare under the generated code's own accounting, as the last
+    /// write left them (what [`TlWriter::resume`] may use).
     #[cfg(debug_assertions)]
     room: usize,
 }
 
-/// The room one [`TlWriter::ensure`] makes for a stretch of puts, and what a string's write
+/// A stretch of unchecked puts: the buffer's start and the length its puts have reached, and in
+/// debug builds the room left and the length when the stretch was opened. Opened by
+/// [`TlWriter::open`] or [`TlWriter::resume`]; its bytes count once [`TlWriter::close`] stores
+/// its length as the buffer's (one store: a position kept as a pointer cost two more
+/// instructions per close, to turn it back into a length).
+#[must_use = "a stretch's puts are part of the buffer only once it is closed"]
+pub struct Stretch {
+    start: *mut u8,
+    len: usize,
+    #[cfg(debug_assertions)]
+    room: usize,
+    #[cfg(debug_assertions)]
+    opened_at: usize,
+}
+
+/// The room one [`TlWriter::open`] makes for a stretch of puts, and what a string's write
 /// leaves spare after itself. Larger than any run of fixed-width fields in this schema (the
-/// longest, with its constructor id, is 76 bytes); a longer stretch would be given an `ensure`
+/// longest, with its constructor id, is 76 bytes); a longer stretch would be opened with room
 /// of its own length.
 pub const ROOM: usize = 256;
 
@@ -142,10 +162,9 @@ impl TlWriter {
         }
     }
 
-    /// Makes at least `n` bytes spare: the one capacity check before a stretch of
-    /// [`TlWriter::put`]s worth `n` bytes at most.
+    /// Makes at least `n` bytes spare: the one capacity check behind a stretch and a string.
     #[inline(always)]
-    pub fn ensure(&mut self, n: usize) {
+    fn ensure(&mut self, n: usize) {
         if self.out.capacity() - self.out.len() < n {
             self.grow(n);
         }
@@ -167,28 +186,61 @@ impl TlWriter {
         }
     }
 
-    /// Appends `bytes` without a capacity check.
+    /// Makes at least `n` bytes spare and starts a stretch of puts worth `n` bytes at most.
+    #[inline(always)]
+    pub fn open(&mut self, n: usize) -> Stretch {
+        self.ensure(n);
+        self.stretch(n)
+    }
+
+    /// Starts a stretch in the room a string's write left ([`ROOM`] bytes), with no check.
     ///
     /// # Safety
     ///
-    /// At least `N` bytes must be spare. The generated code knows this by counting: since its
-    /// last [`TlWriter::ensure`]`(n)`, with no other writing call in between (a string's write
-    /// counts as an `ensure(ROOM)`), the bytes put plus `N` are at most `n`.
+    /// The last write on this writer must be a string's ([`TlWriter::write_bytes`] or
+    /// [`TlWriter::write_string`]), which leaves [`ROOM`] bytes spare.
     #[inline(always)]
-    pub unsafe fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+    pub unsafe fn resume(&mut self) -> Stretch {
+        // Debug builds: the room the last write left, which is `ROOM` only after a string's.
+        #[cfg(debug_assertions)]
+        let room = self.room;
+        #[cfg(not(debug_assertions))]
+        let room = ROOM;
+        self.stretch(room)
+    }
+
+    #[inline(always)]
+    fn stretch(&mut self, _room: usize) -> Stretch {
+        let len = self.out.len();
+        Stretch {
+            start: self.out.as_mut_ptr(),
+            len,
+            #[cfg(debug_assertions)]
+            room: _room,
+            #[cfg(debug_assertions)]
+            opened_at: len,
+        }
+    }
+
+    /// Ends a stretch: the buffer's length now covers its puts.
+    ///
+    /// # Safety
+    ///
+    /// `stretch` must come from this writer's [`TlWriter::open`] or [`TlWriter::resume`], with
+    /// no other write on the writer since (another write may have moved the buffer), and its
+    /// puts within its room.
+    #[inline(always)]
+    pub unsafe fn close(&mut self, stretch: Stretch) {
         #[cfg(debug_assertions)]
         {
-            assert!(self.room >= N, "tl-gen's room count is wrong: a put of {N} bytes with {} left", self.room);
-            self.room -= N;
+            assert_eq!(self.out.len(), stretch.opened_at, "tl-gen wrote between a stretch's open and close");
+            self.room = stretch.room;
         }
-        let len = self.out.len();
-        debug_assert!(self.out.capacity() - len >= N);
-        // SAFETY: the caller guarantees `N` spare bytes, so `len..len + N` lies inside the
-        // allocation, and once written those bytes are initialized, as `set_len` requires.
-        unsafe {
-            self.out.as_mut_ptr().add(len).cast::<[u8; N]>().write_unaligned(bytes);
-            self.out.set_len(len + N);
-        }
+        debug_assert!(std::ptr::eq(stretch.start, self.out.as_ptr()) && stretch.len <= self.out.capacity());
+        // SAFETY: the stretch started at the buffer's length (no write since, so in the same
+        // allocation), and its puts, within the room the capacity had, initialized every byte
+        // up to its length.
+        unsafe { self.out.set_len(stretch.len) }
     }
 
     /// A checked append, for writes outside the generated code's counted stretches: afterwards
@@ -323,6 +375,27 @@ impl TlWriter {
             write(self, value);
         }
         self.set_room(0);
+    }
+}
+
+impl Stretch {
+    /// Appends `bytes` without a capacity check.
+    ///
+    /// # Safety
+    ///
+    /// At least `N` bytes must be spare. The generated code knows this by counting: since the
+    /// stretch was opened with room `n`, the bytes put plus `N` are at most `n`.
+    #[inline(always)]
+    pub unsafe fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        #[cfg(debug_assertions)]
+        {
+            assert!(self.room >= N, "tl-gen's room count is wrong: a put of {N} bytes with {} left", self.room);
+            self.room -= N;
+        }
+        // SAFETY: the caller guarantees `N` spare bytes after the stretch's length, inside the
+        // allocation; the bytes written here are what `close` then counts as initialized.
+        unsafe { self.start.add(self.len).cast::<[u8; N]>().write_unaligned(bytes) };
+        self.len += N;
     }
 }
 
@@ -707,11 +780,13 @@ mod tests {
         run[16..20].copy_from_slice(&bool_bytes(false));
         run[20..28].copy_from_slice(&2.5f64.to_le_bytes());
         run[28..32].copy_from_slice(&7i32.to_le_bytes());
-        // SAFETY: `ensure` made room for the 32 bytes put.
+        // SAFETY: the stretch was opened with room for the 32 bytes put, and closed with no
+        // other write in between.
         assert_eq!(
             written(|w| unsafe {
-                w.ensure(32);
-                w.put(run)
+                let mut s = w.open(32);
+                s.put(run);
+                w.close(s);
             }),
             one_by_one
         );
@@ -722,9 +797,13 @@ mod tests {
 
     impl TlObject for Null {
         fn write_boxed(&self, w: &mut TlWriter) {
-            w.ensure(4);
-            // SAFETY: `ensure` made room for these 4 bytes.
-            unsafe { w.put(NULL.to_le_bytes()) }
+            let mut s = w.open(4);
+            // SAFETY: the stretch has room for these 4 bytes, and nothing else writes before
+            // it closes.
+            unsafe {
+                s.put(NULL.to_le_bytes());
+                w.close(s);
+            }
         }
 
         fn read_with_id(id: u32, r: &mut TlReader<'_>) -> Result<Self, TlError> {
@@ -740,12 +819,13 @@ mod tests {
     #[should_panic(expected = "room count is wrong")]
     fn a_put_past_the_counted_room_fails_in_debug_builds() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
-        w.ensure(4);
+        let mut s = w.open(4);
         // SAFETY: not sound as written, and never run: the first put used the room, and the
         // room check stops the second before it writes.
         unsafe {
-            w.put([1u8; 4]);
-            w.put([2u8; 4]);
+            s.put([1u8; 4]);
+            s.put([2u8; 4]);
+            w.close(s);
         }
     }
 
@@ -754,10 +834,20 @@ mod tests {
     #[should_panic(expected = "room count is wrong")]
     fn a_sub_object_leaves_no_room_to_its_parent() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
-        w.ensure(ROOM);
         w.write_child(&Null);
-        // SAFETY: as above, stopped by the room check before it writes.
-        unsafe { w.put([0u8; 4]) }
+        put_in_resumed_stretch(&mut w);
+    }
+
+    /// Resumes a stretch and puts 4 bytes in it: only a string's write leaves room to resume in.
+    #[cfg(debug_assertions)]
+    fn put_in_resumed_stretch(w: &mut TlWriter) {
+        // SAFETY: not sound after anything but a string's write, and never run past the room
+        // check then, which stops the put before it writes.
+        unsafe {
+            let mut s = w.resume();
+            s.put([0u8; 4]);
+            w.close(s);
+        }
     }
 
     #[test]
@@ -765,10 +855,23 @@ mod tests {
     #[should_panic(expected = "room count is wrong")]
     fn a_checked_write_leaves_no_room() {
         let mut w = TlWriter::new(Vec::with_capacity(1024));
-        w.ensure(ROOM);
         w.write_u32(1);
-        // SAFETY: as above, stopped by the room check before it writes.
-        unsafe { w.put([0u8; 4]) }
+        put_in_resumed_stretch(&mut w);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "wrote between a stretch's open and close")]
+    fn a_write_inside_an_open_stretch_fails_at_its_close_in_debug_builds() {
+        let mut w = TlWriter::new(Vec::with_capacity(1024));
+        let mut s = w.open(ROOM);
+        // SAFETY: not sound as written, and never run past the check: the write below moves the
+        // length, and `close` stops before it sets a length from the stale stretch.
+        unsafe {
+            s.put([1u8; 4]);
+            w.write_u32(2);
+            w.close(s);
+        }
     }
 
     #[test]
@@ -779,7 +882,11 @@ mod tests {
             let written = w.out.len();
             assert!(w.out.capacity() - written >= ROOM, "{len}-byte string");
             // SAFETY: what is checked here: a string's write leaves ROOM bytes spare.
-            unsafe { w.put([1u8; ROOM]) };
+            unsafe {
+                let mut s = w.resume();
+                s.put([1u8; ROOM]);
+                w.close(s);
+            }
             let bytes = w.finish().unwrap();
             assert_eq!(bytes.len(), written + ROOM);
             assert_eq!(TlReader::new(&bytes[..written]).read_bytes().unwrap().len(), len);

@@ -12,7 +12,8 @@ pub fn emit(model: &Model) -> String {
     for s in &model.structs {
         writeln!(out, "#[allow(unsafe_code)]").unwrap();
         writeln!(out, "impl crate::tl::TlObject for {} {{", s.rust_name).unwrap();
-        writeln!(out, "    // SAFETY: every `put` is within the room tl-gen counted for it (see `TlWriter`).").unwrap();
+        writeln!(out, "    // SAFETY: every `put` is within the room tl-gen counted for its stretch, and every stretch").unwrap();
+        writeln!(out, "    // is closed before any other write (see `TlWriter`).").unwrap();
         writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
         let mut writes = vec![FieldWrite::Fixed("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4)];
         for f in &s.fields {
@@ -25,7 +26,7 @@ pub fn emit(model: &Model) -> String {
                 (kind, None) => FieldWrite::Checked(write_statement(kind, &place)),
             });
         }
-        WriteBody { out: &mut out, room: 0, run: Vec::new() }.emit(&writes);
+        WriteBody::new(&mut out).emit(&writes);
         writeln!(out, "    }}\n").unwrap();
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
@@ -112,7 +113,7 @@ fn fixed_bytes(kind: &Kind, place: &str) -> String {
     }
 }
 
-/// The room one `ensure` makes: `tdbench_models::tl::ROOM`, which the generated code asserts.
+/// The room one `open` makes: `tdbench_models::tl::ROOM`, which the generated code asserts.
 const ROOM: usize = 256;
 
 /// One write of a generated `write_boxed`, in wire order.
@@ -134,18 +135,26 @@ impl FieldWrite {
     }
 }
 
-/// The body of a generated `write_boxed`, and the room it may still `put` into without a
-/// check: the bytes of its last `ensure` less what was put since, on the path with the least.
-/// A call that can write leaves no room, except a string's, which leaves [`ROOM`].
+/// The body of a generated `write_boxed`: the stretch of puts it has open, if any, and the room
+/// that stretch may still `put` into without a check: the room it was opened with less what was
+/// put since, on the path with the least. A call that can write closes the stretch first; after
+/// a string's write, a stretch resumes in the [`ROOM`] it left.
 struct WriteBody<'o> {
     out: &'o mut String,
-    room: usize,
+    /// The open stretch's room; `None` when no stretch is open.
+    room: Option<usize>,
+    /// Whether the local `s` is declared yet (the first open declares it).
+    declared: bool,
     /// Fixed-width writes not yet emitted: the constructor id and each run of fixed fields
     /// after it go out as one array, one `put`.
     run: Vec<(String, usize)>,
 }
 
 impl WriteBody<'_> {
+    fn new(out: &mut String) -> WriteBody<'_> {
+        WriteBody { out, room: None, declared: false, run: Vec::new() }
+    }
+
     fn emit(mut self, writes: &[FieldWrite]) {
         for (at, write) in writes.iter().enumerate() {
             if let FieldWrite::Fixed(bytes, width) = write {
@@ -153,26 +162,51 @@ impl WriteBody<'_> {
                 continue;
             }
             self.flush_run();
+            let put_follows = writes.get(at + 1).is_some_and(FieldWrite::puts);
             match write {
                 FieldWrite::Fixed(..) => unreachable!("a fixed write joins the run"),
-                FieldWrite::Text(place, method) => self.text(place, method),
-                FieldWrite::Optional(place) => self.optional(place, writes.get(at + 1).is_some_and(FieldWrite::puts)),
+                FieldWrite::Text(place, method) => self.text(place, method, put_follows),
+                FieldWrite::Optional(place) => self.optional(place, put_follows),
                 FieldWrite::Checked(statement) => {
+                    self.close();
                     writeln!(self.out, "        {statement}").unwrap();
-                    self.room = 0;
                 }
             }
         }
         self.flush_run();
+        self.close();
     }
 
-    /// An `ensure` unless `n` bytes are already counted as spare.
-    fn make_room(&mut self, n: usize) {
-        if self.room < n {
-            let room = n.max(ROOM);
-            writeln!(self.out, "        w.ensure({room});").unwrap();
-            self.room = room;
+    /// `s = w.open(n)`, declaring `s` the first time.
+    fn open(&mut self, n: usize) {
+        let room = n.max(ROOM);
+        let declare = if self.declared { "" } else { "let mut " };
+        writeln!(self.out, "        {declare}s = w.open({room});").unwrap();
+        self.declared = true;
+        self.room = Some(room);
+    }
+
+    /// Closes the open stretch, if any: its puts become part of the buffer.
+    fn close(&mut self) {
+        if self.room.take().is_some() {
+            writeln!(self.out, "        unsafe {{ w.close(s) }};").unwrap();
         }
+    }
+
+    /// Makes sure a stretch with `n` bytes of room is open: the open one, or a new one.
+    fn make_room(&mut self, n: usize) {
+        if self.room.is_some_and(|room| room >= n) {
+            return;
+        }
+        self.close();
+        self.open(n);
+    }
+
+    /// Spends `n` bytes of the open stretch's room.
+    fn spend(&mut self, n: usize) -> usize {
+        let room = self.room.expect("a put within an open stretch") - n;
+        self.room = Some(room);
+        room
     }
 
     /// Puts the pending run of fixed-width writes and empties it.
@@ -182,12 +216,12 @@ impl WriteBody<'_> {
             0 => return,
             1 => {
                 self.make_room(total);
-                writeln!(self.out, "        unsafe {{ w.put({}) }};", self.run[0].0).unwrap();
+                writeln!(self.out, "        unsafe {{ s.put({}) }};", self.run[0].0).unwrap();
             }
             _ => {
                 self.make_room(total);
                 writeln!(self.out, "        unsafe {{").unwrap();
-                writeln!(self.out, "            w.put({{").unwrap();
+                writeln!(self.out, "            s.put({{").unwrap();
                 writeln!(self.out, "                let mut run = [0u8; {total}];").unwrap();
                 let mut at = 0;
                 for (bytes, width) in &self.run {
@@ -199,35 +233,47 @@ impl WriteBody<'_> {
                 writeln!(self.out, "        }};").unwrap();
             }
         }
-        self.room -= total;
+        self.spend(total);
         self.run.clear();
     }
 
     /// A `string` or `bytes` field: an empty one (most optional text in TDLib objects, such as
     /// `message`'s signature) is its four zero bytes, put; any other goes through `method`,
-    /// whose one check leaves [`ROOM`] spare.
-    fn text(&mut self, place: &str, method: &str) {
+    /// after which a stretch resumes in the [`ROOM`] its one check left spare when a put
+    /// follows.
+    fn text(&mut self, place: &str, method: &str, put_follows: bool) {
         self.make_room(4);
-        writeln!(self.out, "        if ({place}).is_empty() {{ unsafe {{ w.put([0u8; 4]) }} }} else {{ w.{method}({place}) }}").unwrap();
-        self.room = (self.room - 4).min(ROOM);
+        let room = self.spend(4);
+        let close_after_put = if put_follows { "" } else { "; w.close(s)" };
+        writeln!(self.out, "        if ({place}).is_empty() {{").unwrap();
+        writeln!(self.out, "            unsafe {{ s.put([0u8; 4]){close_after_put} }};").unwrap();
+        writeln!(self.out, "        }} else {{").unwrap();
+        writeln!(self.out, "            unsafe {{ w.close(s) }};").unwrap();
+        writeln!(self.out, "            w.{method}({place});").unwrap();
+        if put_follows {
+            writeln!(self.out, "            s = unsafe {{ w.resume() }};").unwrap();
+        }
+        writeln!(self.out, "        }}").unwrap();
+        self.room = put_follows.then(|| room.min(ROOM));
     }
 
     /// An object field: the sub-object, or `null` put. When a put follows, a present sub-object
-    /// is followed by its `ensure` in its own arm, so a `null` costs no check.
+    /// is followed by a new stretch in its own arm, so a `null` costs no check.
     fn optional(&mut self, place: &str, put_follows: bool) {
         self.make_room(4);
+        let room = self.spend(4);
+        let close_after_put = if put_follows { "" } else { "; w.close(s)" };
         writeln!(self.out, "        match {place} {{").unwrap();
+        writeln!(self.out, "            Some(value) => {{").unwrap();
+        writeln!(self.out, "                unsafe {{ w.close(s) }};").unwrap();
+        writeln!(self.out, "                w.write_child(value);").unwrap();
         if put_follows {
-            writeln!(self.out, "            Some(value) => {{").unwrap();
-            writeln!(self.out, "                w.write_child(value);").unwrap();
-            writeln!(self.out, "                w.ensure({ROOM});").unwrap();
-            writeln!(self.out, "            }}").unwrap();
-        } else {
-            writeln!(self.out, "            Some(value) => w.write_child(value),").unwrap();
+            writeln!(self.out, "                s = w.open({ROOM});").unwrap();
         }
-        writeln!(self.out, "            None => unsafe {{ w.put(crate::tl::NULL.to_le_bytes()) }},").unwrap();
+        writeln!(self.out, "            }}").unwrap();
+        writeln!(self.out, "            None => unsafe {{ s.put(crate::tl::NULL.to_le_bytes()){close_after_put} }},").unwrap();
         writeln!(self.out, "        }}").unwrap();
-        self.room = if put_follows { (self.room - 4).min(ROOM) } else { 0 };
+        self.room = put_follows.then(|| room.min(ROOM));
     }
 }
 
