@@ -18,9 +18,10 @@ it is unchanged.";
 
 const AFTER: &str = "\
 Publishing: a run writes its report into OUTPUT/report. Only the full default run (every lane,
-every implementation, default settings) or a run given --publish also writes the published
-report/ (README.md, throughput.png, size.png, the published results.json; the full default run
-also its in-app.md and in-app.json), and only when the gate passed.
+every implementation, default settings) of a tree with no uncommitted changes, or a run given
+--publish, also writes the published report/ (README.md, throughput.png, size.png, the published
+results.json; the full default run also its in-app.md and in-app.json), and only when the gate
+passed.
 
 Exit status: 0 pass, 1 regression or violation (or a crashed worker), 2 usage or environment
 error (a bad value, a tree that does not build, a missing tool, a checkout or output folder another
@@ -135,7 +136,8 @@ pub struct Options {
     /// Where the run's report is drawn [default: OUTPUT/report]
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Also write the published report/ from this run, when the gate passes
+    /// Also write the published report/ from this run, when the gate passes (the full default
+    /// run of a tree with no uncommitted changes does so without it)
     #[arg(long)]
     pub publish: bool,
     /// Plain progress lines and a markdown summary for a pull request; a comparison whose counts
@@ -224,6 +226,14 @@ impl Options {
         self.rounds.unwrap_or(ROUNDS)
     }
 
+    /// Whether a passing run rewrites the published report/: asked to with `--publish`, or the
+    /// full default run of a tree with no uncommitted changes. A published report names the
+    /// commit it measured; a dirty tree's would name one whose code it did not measure, and a
+    /// run made to check an edit before committing it must leave report/ alone.
+    pub fn publishes(&self, current_tree_dirty: bool) -> bool {
+        self.publish || (self.is_full_default_run() && !current_tree_dirty)
+    }
+
     /// Every lane, every implementation, every setting at its default: the run whose report
     /// is the published one.
     pub fn is_full_default_run(&self) -> bool {
@@ -299,6 +309,17 @@ mod tests {
         assert!(!parse("--baseline-build cargo-default").unwrap().is_full_default_run());
         // The last of a repeated flag wins, so a wrapper's defaults can be overridden.
         assert_eq!(parse("--confirm-rounds 1 --confirm-rounds 3").unwrap().confirm_rounds, 3);
+    }
+
+    #[test]
+    fn a_full_default_run_publishes_only_a_tree_without_uncommitted_changes() {
+        let (clean, dirty) = (false, true);
+        assert!(parse("").unwrap().publishes(clean));
+        assert!(parse("--ci --baseline HEAD~1").unwrap().publishes(clean));
+        assert!(!parse("").unwrap().publishes(dirty));
+        assert!(parse("--publish").unwrap().publishes(dirty));
+        assert!(!parse("--data messages").unwrap().publishes(clean));
+        assert!(parse("--data messages --publish").unwrap().publishes(clean));
     }
 
     #[test]

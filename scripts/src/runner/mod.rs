@@ -278,13 +278,17 @@ fn run(options: &Options, args: Vec<String>) -> Result<ExitCode, Failure> {
     };
     write_report(&report)?;
     println!("report: {}", report.join("README.md").display());
-    // Only a passing full default run, or one asked to, rewrites the published report.
-    if options.publish || options.is_full_default_run() {
+    // Only a passing full default run of a committed tree, or one asked to, rewrites the
+    // published report.
+    let dirty = results.provenance.current.dirty;
+    if options.publishes(dirty) {
         let published = root.join("report");
         if published != report {
             crate::report::publish(&published, |dir| write_report(dir).map_err(|failure| failure.message)).map_err(environment)?;
         }
         println!("published: {}", published.join("README.md").display());
+    } else if options.is_full_default_run() && dirty {
+        println!("not published: the current tree has uncommitted changes; commit and run again to publish, or pass --publish");
     }
     Ok(ExitCode::SUCCESS)
 }
