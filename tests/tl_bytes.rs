@@ -66,6 +66,42 @@ fn vectors_of_ints_and_of_objects() {
     assert_eq!(encode(Object::TestVectorIntObject(TestVectorIntObject { value: vec![TestInt { value: 3 }] })), expected);
 }
 
+/// A sub-object of fixed-width fields is put into its parent's stretch (`write_in`); any other
+/// constructor of the same abstract type is written as a call of its own. Both, and `null`,
+/// in one vector.
+#[test]
+fn fixed_width_sub_objects_and_others_of_the_same_type() {
+    let entity = |offset: i32, length: i32, r#type: Option<TextEntityType>| TextEntity { offset, length, r#type };
+    let value = Object::FormattedText(FormattedText {
+        text: "ab".into(),
+        entities: vec![
+            entity(0, 1, Some(TextEntityType::Bold(TextEntityTypeBold {}))),
+            entity(1, 1, Some(TextEntityType::MentionName(TextEntityTypeMentionName { user_id: 7 }))),
+            entity(0, 2, Some(TextEntityType::TextUrl(TextEntityTypeTextUrl { url: "x".into() }))),
+            entity(0, 0, None),
+        ],
+    });
+    let mut expected = FormattedText::CONSTRUCTOR_ID.to_le_bytes().to_vec();
+    expected.extend([2, b'a', b'b', 0]);
+    expected.extend([0x15, 0xc4, 0xb5, 0x1c, 4, 0, 0, 0]);
+    let entity_head = |offset: u8, length: u8| {
+        let mut head = TextEntity::CONSTRUCTOR_ID.to_le_bytes().to_vec();
+        head.extend([offset, 0, 0, 0, length, 0, 0, 0]);
+        head
+    };
+    expected.extend(entity_head(0, 1));
+    expected.extend(TextEntityTypeBold::CONSTRUCTOR_ID.to_le_bytes());
+    expected.extend(entity_head(1, 1));
+    expected.extend(TextEntityTypeMentionName::CONSTRUCTOR_ID.to_le_bytes());
+    expected.extend([7, 0, 0, 0, 0, 0, 0, 0]);
+    expected.extend(entity_head(0, 2));
+    expected.extend(TextEntityTypeTextUrl::CONSTRUCTOR_ID.to_le_bytes());
+    expected.extend([1, b'x', 0, 0]);
+    expected.extend(entity_head(0, 0));
+    expected.extend([0xcc, 0x0b, 0x73, 0x56]);
+    assert_eq!(encode(value), expected);
+}
+
 #[test]
 fn bytes_use_the_long_form_from_254() {
     let bytes = encode(Object::TestBytes(TestBytes { value: vec![0xab; 300] }));

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{Field, Kind, Model};
+use crate::model::{Field, Kind, Model, Struct, Target};
 
 pub fn emit(model: &Model) -> String {
     let mut out = String::new();
@@ -22,12 +22,22 @@ pub fn emit(model: &Model) -> String {
                 (kind, Some(width)) => FieldWrite::Fixed(fixed_bytes(kind, &place), width),
                 (Kind::String, None) => FieldWrite::Text(place, "write_string"),
                 (Kind::Bytes, None) => FieldWrite::Text(place, "write_bytes"),
-                (Kind::Object(_), None) => FieldWrite::Optional(place),
+                (Kind::Object(target), None) => FieldWrite::Optional(place, write_in_room(model, *target)),
                 (kind, None) => FieldWrite::Checked(write_statement(kind, &place)),
             });
         }
         WriteBody::new(&mut out).emit(&writes);
         writeln!(out, "    }}\n").unwrap();
+        if fixed_size(s).is_some() {
+            writeln!(out, "    #[inline(always)]").unwrap();
+            writeln!(
+                out,
+                "    unsafe fn write_in(&self, _: &mut crate::tl::TlWriter, mut s: crate::tl::Stretch) -> Option<crate::tl::Stretch> {{"
+            )
+            .unwrap();
+            write!(out, "{}", put_statement(&fixed_run(s))).unwrap();
+            writeln!(out, "        Some(s)\n    }}\n").unwrap();
+        }
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
         // Each field into a local in wire order, runs of fixed-width fields read as one array
@@ -57,6 +67,10 @@ pub fn emit(model: &Model) -> String {
     for sum in model.sum_types() {
         let (name, tl_name) = (sum.rust_name, sum.tl_name);
         let variants: Vec<(&str, &str)> = sum.variants.iter().map(|(v, s)| (*v, s.rust_name.as_str())).collect();
+        let write_in = sum_write_in_room(&sum.variants).is_some();
+        if write_in {
+            writeln!(out, "#[allow(unsafe_code)]").unwrap();
+        }
         writeln!(out, "impl crate::tl::TlObject for {name} {{").unwrap();
         writeln!(out, "    fn write_boxed(&self, w: &mut crate::tl::TlWriter) {{").unwrap();
         writeln!(out, "        match self {{").unwrap();
@@ -64,6 +78,20 @@ pub fn emit(model: &Model) -> String {
             writeln!(out, "            Self::{variant}(value) => value.write_boxed(w),").unwrap();
         }
         writeln!(out, "        }}\n    }}\n").unwrap();
+        if write_in {
+            writeln!(out, "    #[inline(always)]").unwrap();
+            writeln!(
+                out,
+                "    unsafe fn write_in(&self, w: &mut crate::tl::TlWriter, s: crate::tl::Stretch) -> Option<crate::tl::Stretch> {{"
+            )
+            .unwrap();
+            writeln!(out, "        // SAFETY: the caller's promise, and its room covers the largest of these constructors.").unwrap();
+            writeln!(out, "        match self {{").unwrap();
+            for (variant, _) in &variants {
+                writeln!(out, "            Self::{variant}(value) => unsafe {{ value.write_in(w, s) }},").unwrap();
+            }
+            writeln!(out, "        }}\n    }}\n").unwrap();
+        }
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        match id {{").unwrap();
         for (variant, struct_name) in &variants {
@@ -105,6 +133,44 @@ fn width(kind: &Kind) -> Option<usize> {
     }
 }
 
+/// The bytes of a constructor whose fields are all fixed-width, id included; `None` for any
+/// other.
+fn fixed_size(s: &Struct) -> Option<usize> {
+    s.fields.iter().try_fold(4, |total, f| Some(total + width(&f.kind)?))
+}
+
+/// A fixed-width constructor's writes: its id, then its fields.
+fn fixed_run(s: &Struct) -> Vec<(String, usize)> {
+    let fields = s.fields.iter().map(|f| {
+        let width = width(&f.kind).expect("a fixed-width constructor");
+        (fixed_bytes(&f.kind, &format!("&self.{}", f.rust_name)), width)
+    });
+    std::iter::once(("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4)).chain(fields).collect()
+}
+
+/// The room an object field of type `target` needs to be written into its parent's stretch,
+/// when its type has `write_in`: a fixed-width constructor, or an abstract type with at least
+/// one. (An abstract type with none would gain nothing: its every value closes the stretch.)
+fn write_in_room(model: &Model, target: Target) -> Option<usize> {
+    match target {
+        Target::Struct(i) => fixed_size(&model.structs[i]),
+        Target::Enum(i) => {
+            let variants: Vec<(&str, &Struct)> =
+                model.enums[i].variants.iter().map(|v| (v.rust_name.as_str(), &model.structs[v.target])).collect();
+            sum_write_in_room(&variants)
+        }
+        Target::Absent(_) => None,
+    }
+}
+
+/// For an abstract type: the largest of its fixed-width constructors, if it has any. Measured
+/// on `tl` encode, against writing only those more than half of whose constructors are
+/// fixed-width: `message` 642 → 640 instructions, `messages` 31,100 → 31,032; the same figures
+/// as writing every abstract type this way.
+fn sum_write_in_room(variants: &[(&str, &Struct)]) -> Option<usize> {
+    variants.iter().filter_map(|(_, s)| fixed_size(s)).max()
+}
+
 /// A fixed-width field's little-endian bytes, an expression of type `[u8; width]`.
 fn fixed_bytes(kind: &Kind, place: &str) -> String {
     match kind {
@@ -122,8 +188,9 @@ enum FieldWrite {
     Fixed(String, usize),
     /// A `string` or `bytes` field, and the writer's method for one that is not empty.
     Text(String, &'static str),
-    /// An object field: the sub-object or `null`.
-    Optional(String),
+    /// An object field: the sub-object or `null`; and the room its type's `write_in` needs,
+    /// if it has one.
+    Optional(String, Option<usize>),
     /// Any other field (vectors), through the runtime's checked methods.
     Checked(String),
 }
@@ -166,7 +233,7 @@ impl WriteBody<'_> {
             match write {
                 FieldWrite::Fixed(..) => unreachable!("a fixed write joins the run"),
                 FieldWrite::Text(place, method) => self.text(place, method, put_follows),
-                FieldWrite::Optional(place) => self.optional(place, put_follows),
+                FieldWrite::Optional(place, fixed) => self.optional(place, *fixed, put_follows),
                 FieldWrite::Checked(statement) => {
                     self.close();
                     writeln!(self.out, "        {statement}").unwrap();
@@ -211,28 +278,12 @@ impl WriteBody<'_> {
 
     /// Puts the pending run of fixed-width writes and empties it.
     fn flush_run(&mut self) {
-        let total: usize = self.run.iter().map(|(_, width)| width).sum();
-        match self.run.len() {
-            0 => return,
-            1 => {
-                self.make_room(total);
-                writeln!(self.out, "        unsafe {{ s.put({}) }};", self.run[0].0).unwrap();
-            }
-            _ => {
-                self.make_room(total);
-                writeln!(self.out, "        unsafe {{").unwrap();
-                writeln!(self.out, "            s.put({{").unwrap();
-                writeln!(self.out, "                let mut run = [0u8; {total}];").unwrap();
-                let mut at = 0;
-                for (bytes, width) in &self.run {
-                    writeln!(self.out, "                run[{at}..{}].copy_from_slice(&{bytes});", at + width).unwrap();
-                    at += width;
-                }
-                writeln!(self.out, "                run").unwrap();
-                writeln!(self.out, "            }})").unwrap();
-                writeln!(self.out, "        }};").unwrap();
-            }
+        if self.run.is_empty() {
+            return;
         }
+        let total: usize = self.run.iter().map(|(_, width)| width).sum();
+        self.make_room(total);
+        self.out.push_str(&put_statement(&self.run));
         self.spend(total);
         self.run.clear();
     }
@@ -257,24 +308,66 @@ impl WriteBody<'_> {
         self.room = put_follows.then(|| room.min(ROOM));
     }
 
-    /// An object field: the sub-object, or `null` put. When a put follows, a present sub-object
-    /// is followed by a new stretch in its own arm, so a `null` costs no check.
-    fn optional(&mut self, place: &str, put_follows: bool) {
-        self.make_room(4);
-        let room = self.spend(4);
-        let close_after_put = if put_follows { "" } else { "; w.close(s)" };
+    /// An object field: the sub-object, or `null` put. A sub-object whose type has `write_in`
+    /// (`fixed`: the room its largest fixed-width constructor needs) is handed this stretch: a
+    /// fixed-width one is put in it, any other closes it and is written by a call. When a put
+    /// follows, a sub-object that closed the stretch is followed by a new one in its own arm,
+    /// so a `null` costs no check.
+    fn optional(&mut self, place: &str, fixed: Option<usize>, put_follows: bool) {
+        let need = fixed.unwrap_or(0).max(4);
+        self.make_room(need);
+        let room = self.spend(need);
         writeln!(self.out, "        match {place} {{").unwrap();
         writeln!(self.out, "            Some(value) => {{").unwrap();
-        writeln!(self.out, "                unsafe {{ w.close(s) }};").unwrap();
-        writeln!(self.out, "                w.write_child(value);").unwrap();
-        if put_follows {
-            writeln!(self.out, "                s = w.open({ROOM});").unwrap();
+        match (fixed, put_follows) {
+            (None, _) => {
+                writeln!(self.out, "                unsafe {{ w.close(s) }};").unwrap();
+                writeln!(self.out, "                w.write_child(value);").unwrap();
+                if put_follows {
+                    writeln!(self.out, "                s = w.open({ROOM});").unwrap();
+                }
+            }
+            (Some(_), true) => {
+                writeln!(self.out, "                s = match unsafe {{ value.write_in(w, s) }} {{").unwrap();
+                writeln!(self.out, "                    Some(open) => open,").unwrap();
+                writeln!(self.out, "                    None => w.open({ROOM}),").unwrap();
+                writeln!(self.out, "                }};").unwrap();
+            }
+            (Some(_), false) => {
+                writeln!(self.out, "                if let Some(open) = unsafe {{ value.write_in(w, s) }} {{").unwrap();
+                writeln!(self.out, "                    unsafe {{ w.close(open) }};").unwrap();
+                writeln!(self.out, "                }}").unwrap();
+            }
         }
         writeln!(self.out, "            }}").unwrap();
+        let close_after_put = if put_follows { "" } else { "; w.close(s)" };
         writeln!(self.out, "            None => unsafe {{ s.put(crate::tl::NULL.to_le_bytes()){close_after_put} }},").unwrap();
         writeln!(self.out, "        }}").unwrap();
         self.room = put_follows.then(|| room.min(ROOM));
     }
+}
+
+/// The statement that puts a run of fixed-width writes into the stretch `s`: one `put` of a
+/// single write, or of one array for two or more.
+fn put_statement(run: &[(String, usize)]) -> String {
+    let mut out = String::new();
+    if let [(bytes, _)] = run {
+        writeln!(out, "        unsafe {{ s.put({bytes}) }};").unwrap();
+        return out;
+    }
+    let total: usize = run.iter().map(|(_, width)| width).sum();
+    writeln!(out, "        unsafe {{").unwrap();
+    writeln!(out, "            s.put({{").unwrap();
+    writeln!(out, "                let mut run = [0u8; {total}];").unwrap();
+    let mut at = 0;
+    for (bytes, width) in run {
+        writeln!(out, "                run[{at}..{}].copy_from_slice(&{bytes});", at + width).unwrap();
+        at += width;
+    }
+    writeln!(out, "                run").unwrap();
+    writeln!(out, "            }})").unwrap();
+    writeln!(out, "        }};").unwrap();
+    out
 }
 
 /// Reads the pending run of fixed-width fields into their locals and empties it: two or more
