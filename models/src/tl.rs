@@ -53,13 +53,14 @@ pub fn bool_at<const N: usize>(run: &[u8; N], at: usize) -> bool {
 /// A TL object that can be written with its constructor id and read back given one.
 pub trait TlObject: Sized {
     fn write_boxed(&self, w: &mut TlWriter);
-    /// Writes the value where its parent's stretch stands. A constructor whose fields are all
-    /// fixed-width is put into the stretch, which is returned still open; any other closes the
-    /// stretch and is written by [`TlWriter::write_child`], and `None` is returned. Generated
-    /// for a fixed-width constructor and for an abstract type most of whose constructors are
-    /// (the types `tl-gen` writes this way): a `textEntityTypeBold` inside its `textEntity` is
-    /// then one put in the entity's stretch, not a call with a capacity check and a close of
-    /// its own, and an abstract type's other constructors are called directly.
+    /// Writes the value where its parent's stretch stands. A value that only puts is put into
+    /// the stretch, which is returned still open; any other closes the stretch and is written
+    /// by [`TlWriter::write_child`], and `None` is returned. `tl-gen` generates it for a
+    /// constructor of fixed-width fields, or of fixed-width fields then one object field whose
+    /// type has it (`textEntity`), and for an abstract type with at least one such
+    /// constructor: a `textEntityTypeBold` inside its `textEntity` is then one put in the
+    /// entity's stretch, not a call with a capacity check and a close of its own, and an
+    /// abstract type's other constructors are called directly.
     ///
     /// # Safety
     ///
@@ -393,6 +394,26 @@ impl TlWriter {
         let [a, b, c, d] = VECTOR.to_le_bytes();
         let [e, f, g, h] = (count as i32).to_le_bytes();
         self.append(&[a, b, c, d, e, f, g, h]);
+    }
+
+    /// A `vector` of objects whose type has a generated [`TlObject::write_in`]: each element
+    /// written in a stretch of its own, opened with `room`, so that an element that only puts
+    /// is no call (a `textEntity` with a `textEntityTypeBold`).
+    ///
+    /// # Safety
+    ///
+    /// `room` must cover the largest value `T::write_in` puts, as `tl-gen` counts it.
+    #[inline(always)]
+    pub unsafe fn write_vector_in<T: TlObject>(&mut self, values: &[T], room: usize) {
+        self.write_vector(values, |w, value| {
+            let stretch = w.open(room);
+            // SAFETY: the stretch was just opened with the room the caller promises covers
+            // the value, and nothing else writes before `write_in` takes it.
+            if let Some(open) = unsafe { value.write_in(w, stretch) } {
+                // SAFETY: `write_in` hands back a stretch it left open, with no write since.
+                unsafe { w.close(open) };
+            }
+        });
     }
 
     /// `vector`: the boxed vector id, the int32 count, the elements.

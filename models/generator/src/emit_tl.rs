@@ -22,21 +22,14 @@ pub fn emit(model: &Model) -> String {
                 (kind, Some(width)) => FieldWrite::Fixed(fixed_bytes(kind, &place), width),
                 (Kind::String, None) => FieldWrite::Text(place, "write_string"),
                 (Kind::Bytes, None) => FieldWrite::Text(place, "write_bytes"),
-                (Kind::Object(target), None) => FieldWrite::Optional(place, write_in_room(model, *target)),
-                (kind, None) => FieldWrite::Checked(write_statement(kind, &place)),
+                (Kind::Object(target), None) => FieldWrite::Optional(place, write_in_room(model, *target, WRITE_IN_DEPTH)),
+                (kind, None) => FieldWrite::Checked(checked_write(model, kind, &place)),
             });
         }
         WriteBody::new(&mut out).emit(&writes);
         writeln!(out, "    }}\n").unwrap();
-        if fixed_size(s).is_some() {
-            writeln!(out, "    #[inline(always)]").unwrap();
-            writeln!(
-                out,
-                "    unsafe fn write_in(&self, _: &mut crate::tl::TlWriter, mut s: crate::tl::Stretch) -> Option<crate::tl::Stretch> {{"
-            )
-            .unwrap();
-            write!(out, "{}", put_statement(&fixed_run(s))).unwrap();
-            writeln!(out, "        Some(s)\n    }}\n").unwrap();
+        if struct_write_in_room(model, s, WRITE_IN_DEPTH).is_some() {
+            emit_struct_write_in(s, &mut out);
         }
         writeln!(out, "    fn read_with_id(id: u32, r: &mut crate::tl::TlReader<'_>) -> Result<Self, crate::tl::TlError> {{").unwrap();
         writeln!(out, "        r.expect_constructor(id, Self::CONSTRUCTOR_ID, Self::TL_NAME)?;").unwrap();
@@ -67,7 +60,7 @@ pub fn emit(model: &Model) -> String {
     for sum in model.sum_types() {
         let (name, tl_name) = (sum.rust_name, sum.tl_name);
         let variants: Vec<(&str, &str)> = sum.variants.iter().map(|(v, s)| (*v, s.rust_name.as_str())).collect();
-        let write_in = sum_write_in_room(&sum.variants).is_some();
+        let write_in = sum_write_in_room(model, &sum.variants, WRITE_IN_DEPTH).is_some();
         if write_in {
             writeln!(out, "#[allow(unsafe_code)]").unwrap();
         }
@@ -105,6 +98,39 @@ pub fn emit(model: &Model) -> String {
     out
 }
 
+/// A constructor's `write_in`: its puts, then its object field's `write_in`, if it has one.
+fn emit_struct_write_in(s: &Struct, out: &mut String) {
+    writeln!(out, "    #[inline(always)]").unwrap();
+    let signature = "unsafe fn write_in(&self, w: &mut crate::tl::TlWriter, mut s: crate::tl::Stretch) -> Option<crate::tl::Stretch>";
+    writeln!(out, "    {signature} {{").unwrap();
+    out.push_str(&put_statement(&fixed_run(s)));
+    match s.fields.last() {
+        Some(last) if width(&last.kind).is_none() => {
+            writeln!(out, "        match &self.{} {{", last.rust_name).unwrap();
+            writeln!(out, "            Some(value) => unsafe {{ value.write_in(w, s) }},").unwrap();
+            writeln!(out, "            None => {{").unwrap();
+            writeln!(out, "                unsafe {{ s.put(crate::tl::NULL.to_le_bytes()) }};").unwrap();
+            writeln!(out, "                Some(s)").unwrap();
+            writeln!(out, "            }}").unwrap();
+            writeln!(out, "        }}").unwrap();
+        }
+        _ => writeln!(out, "        let _ = w;\n        Some(s)").unwrap(),
+    }
+    writeln!(out, "    }}\n").unwrap();
+}
+
+/// A field written through the runtime's checked methods (vectors): a vector of objects whose
+/// type has `write_in` by `write_vector_in`, any other by [`write_statement`].
+fn checked_write(model: &Model, kind: &Kind, place: &str) -> String {
+    if let Kind::Vector(inner) = kind
+        && let Kind::Object(target) = **inner
+        && let Some(room) = write_in_room(model, target, WRITE_IN_DEPTH)
+    {
+        return format!("unsafe {{ w.write_vector_in({place}, {}) }};", room.max(ROOM));
+    }
+    write_statement(kind, place)
+}
+
 /// `Object::from_tl`: a whole payload, into the caller's error type. Through `read_object` and
 /// a codec's own error, the 680-byte `Object` was moved once more after it was built (a
 /// `Result` of another error type is another value): a fifth of a `status` decode, in
@@ -139,36 +165,53 @@ fn fixed_size(s: &Struct) -> Option<usize> {
     s.fields.iter().try_fold(4, |total, f| Some(total + width(&f.kind)?))
 }
 
-/// A fixed-width constructor's writes: its id, then its fields.
+/// How deep `write_in` nests: a bound on the recursion through the schema's types.
+const WRITE_IN_DEPTH: usize = 3;
+
+/// The room a constructor's `write_in` needs: all fixed-width fields, or fixed-width fields
+/// then one object field whose type has `write_in` of its own.
+fn struct_write_in_room(model: &Model, s: &Struct, depth: usize) -> Option<usize> {
+    if let Some(size) = fixed_size(s) {
+        return Some(size);
+    }
+    let (last, prefix) = s.fields.split_last()?;
+    let Kind::Object(target) = last.kind else { return None };
+    let prefix: usize = prefix.iter().map(|f| width(&f.kind)).sum::<Option<usize>>()?;
+    let child = write_in_room(model, target, depth.checked_sub(1)?)?;
+    Some(4 + prefix + child.max(4))
+}
+
+/// A `write_in` constructor's puts: its id, then its fixed-width fields.
 fn fixed_run(s: &Struct) -> Vec<(String, usize)> {
-    let fields = s.fields.iter().map(|f| {
-        let width = width(&f.kind).expect("a fixed-width constructor");
-        (fixed_bytes(&f.kind, &format!("&self.{}", f.rust_name)), width)
+    let fields = s.fields.iter().filter_map(|f| {
+        let width = width(&f.kind)?;
+        Some((fixed_bytes(&f.kind, &format!("&self.{}", f.rust_name)), width))
     });
     std::iter::once(("Self::CONSTRUCTOR_ID.to_le_bytes()".to_string(), 4)).chain(fields).collect()
 }
 
 /// The room an object field of type `target` needs to be written into its parent's stretch,
-/// when its type has `write_in`: a fixed-width constructor, or an abstract type with at least
-/// one. (An abstract type with none would gain nothing: its every value closes the stretch.)
-fn write_in_room(model: &Model, target: Target) -> Option<usize> {
+/// when its type has `write_in`: a constructor that only puts ([`struct_write_in_room`]), or an
+/// abstract type with at least one. (An abstract type with none would gain nothing: its every
+/// value closes the stretch.)
+fn write_in_room(model: &Model, target: Target, depth: usize) -> Option<usize> {
     match target {
-        Target::Struct(i) => fixed_size(&model.structs[i]),
+        Target::Struct(i) => struct_write_in_room(model, &model.structs[i], depth),
         Target::Enum(i) => {
             let variants: Vec<(&str, &Struct)> =
                 model.enums[i].variants.iter().map(|v| (v.rust_name.as_str(), &model.structs[v.target])).collect();
-            sum_write_in_room(&variants)
+            sum_write_in_room(model, &variants, depth)
         }
         Target::Absent(_) => None,
     }
 }
 
-/// For an abstract type: the largest of its fixed-width constructors, if it has any. Measured
-/// on `tl` encode, against writing only those more than half of whose constructors are
-/// fixed-width: `message` 642 → 640 instructions, `messages` 31,100 → 31,032; the same figures
-/// as writing every abstract type this way.
-fn sum_write_in_room(variants: &[(&str, &Struct)]) -> Option<usize> {
-    variants.iter().filter_map(|(_, s)| fixed_size(s)).max()
+/// For an abstract type: the most room any of its `write_in` constructors needs, if it has any.
+/// Measured on `tl` encode (fixed-width constructors only, then), against writing only the
+/// abstract types more than half of whose constructors are: `message` 642 → 640 instructions,
+/// `messages` 31,100 → 31,032; the same figures as writing every abstract type this way.
+fn sum_write_in_room(model: &Model, variants: &[(&str, &Struct)], depth: usize) -> Option<usize> {
+    variants.iter().filter_map(|(_, s)| struct_write_in_room(model, s, depth)).max()
 }
 
 /// A fixed-width field's little-endian bytes, an expression of type `[u8; width]`.
@@ -452,5 +495,38 @@ fn read_expression(kind: &Kind) -> String {
             Some(ty) => format!("r.read_scalar_vector({ty}::from_le_bytes)?"),
             None => format!("r.read_vector(|r| Ok({}))?", read_expression(inner)),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str) -> Model {
+        Model::resolve(&tl_parser::parse_schema(text).unwrap()).unwrap()
+    }
+
+    fn room_of(m: &Model, tl_name: &str) -> Option<usize> {
+        let s = m.structs.iter().find(|s| s.tl_name == tl_name).expect("declared");
+        struct_write_in_room(m, s, WRITE_IN_DEPTH)
+    }
+
+    #[test]
+    fn write_in_is_for_values_that_only_put_and_counts_their_largest() {
+        let m = model(
+            "bold = EntityType;\nmention user_id:int53 = EntityType;\ntextUrl url:string = EntityType;\n\
+             entity offset:int32 length:int32 type:EntityType = Entity;\nlink url:string = Link;\n\
+             linked offset:int32 link:link = Linked;\nnode v:int32 next:node = Node;\n",
+        );
+        assert_eq!(room_of(&m, "bold"), Some(4));
+        assert_eq!(room_of(&m, "mention"), Some(12));
+        assert_eq!(room_of(&m, "textUrl"), None, "a string is a write of its own");
+        // The abstract type: its largest `write_in` constructor.
+        let entity_type = m.enums.iter().position(|e| e.rust_name == "EntityType").unwrap();
+        assert_eq!(write_in_room(&m, Target::Enum(entity_type), WRITE_IN_DEPTH), Some(12));
+        // Id, two int32s, and the largest entity type (12 bytes, more than a `null`'s 4).
+        assert_eq!(room_of(&m, "entity"), Some(4 + 8 + 12));
+        assert_eq!(room_of(&m, "linked"), None, "its object field's type has no `write_in`");
+        assert_eq!(room_of(&m, "node"), None, "a cycle never ends in puts alone");
     }
 }
