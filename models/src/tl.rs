@@ -4,7 +4,7 @@
 //! declaration order. TDLib itself has no binary null: a null object pointer is written as
 //! Telegram's `null#56730bcc = Null`, the choice of Telegram's official scheme.
 //!
-//! Past 1,000 lines with its tests: the code is about 710 lines, the writer's room accounting
+//! Past 1,000 lines with its tests: the code is about 750 lines, the writer's room accounting
 //! included, and the tests of every primitive's bounds (lengths, padding, truncation, room)
 //! stay beside the primitives they check.
 //!
@@ -181,11 +181,24 @@ impl TlWriter {
         }
     }
 
-    /// Inline, with the error out of line: it ends every encode, short payloads included.
-    #[inline]
+    /// The bytes written, or the error of a string past TL's limit.
     pub fn finish(self) -> Result<Vec<u8>, TlError> {
+        let mut out = Vec::new();
+        self.finish_into(&mut out).map(|()| out)
+    }
+
+    /// Hands the buffer back into `out`, the error or not: the caller keeps its allocation, and
+    /// a refused encode leaves what was written before the refusal.
+    ///
+    /// Inline, with the error out of line: it ends every encode, short payloads included. Handing
+    /// the buffer back before the check, rather than returning it in the `Ok`, left `tl` encode's
+    /// wrapper four registers fewer to save and 7 instructions per encode fewer (of 104 on
+    /// `status`).
+    #[inline]
+    pub fn finish_into(self, out: &mut Vec<u8>) -> Result<(), TlError> {
+        *out = self.out;
         match self.too_long {
-            None => Ok(self.out),
+            None => Ok(()),
             Some(len) => Err(string_too_long(len)),
         }
     }
@@ -964,6 +977,17 @@ mod tests {
         let mut w = TlWriter::new(Vec::new());
         w.write_bytes(&vec![0; MAX_STRING_LEN + 1]);
         assert!(w.finish().is_err());
+    }
+
+    #[test]
+    fn a_refused_encode_hands_back_the_buffer_and_what_came_before() {
+        let mut w = TlWriter::new(Vec::new());
+        w.write_i32(7);
+        w.write_bytes(&vec![0; MAX_STRING_LEN + 1]);
+        let mut out = Vec::new();
+        assert!(w.finish_into(&mut out).is_err());
+        assert_eq!(out, [7, 0, 0, 0]);
+        assert!(out.capacity() >= 4 + ROOM, "the buffer itself, with the room the refusal made");
     }
 
     #[test]

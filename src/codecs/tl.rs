@@ -19,8 +19,7 @@ impl Codec for Tl {
     fn encode(&self, value: &Object, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let mut writer = TlWriter::new(std::mem::take(out));
         writer.write_object(value);
-        *out = writer.finish().map_err(|e| CodecError::new(NAME, e.message))?;
-        Ok(())
+        writer.finish_into(out).map_err(refused)
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Object, CodecError> {
@@ -28,6 +27,13 @@ impl Codec for Tl {
         // `Object` once more.
         Object::from_tl(bytes)
     }
+}
+
+/// Out of line, as the refusal it builds: inlined, its registers were saved on every encode.
+#[cold]
+#[inline(never)]
+fn refused(e: TlError) -> CodecError {
+    CodecError::new(NAME, e.message)
 }
 
 impl From<TlError> for CodecError {
