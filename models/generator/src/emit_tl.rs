@@ -73,11 +73,7 @@ pub fn emit(model: &Model) -> String {
         writeln!(out, "        }}\n    }}\n").unwrap();
         if write_in {
             writeln!(out, "    #[inline(always)]").unwrap();
-            writeln!(
-                out,
-                "    unsafe fn write_in(&self, w: &mut crate::tl::TlWriter, s: crate::tl::Stretch) -> Option<crate::tl::Stretch> {{"
-            )
-            .unwrap();
+            writeln!(out, "    {} {{", write_in_signature("s")).unwrap();
             writeln!(out, "        // SAFETY: the caller's promise, and its room covers the largest of these constructors.").unwrap();
             writeln!(out, "        match self {{").unwrap();
             for (variant, _) in &variants {
@@ -98,11 +94,16 @@ pub fn emit(model: &Model) -> String {
     out
 }
 
+/// `TlObject::write_in`'s signature, the stretch bound as `stretch` (`mut s` where the body
+/// puts into it).
+fn write_in_signature(stretch: &str) -> String {
+    format!("unsafe fn write_in(&self, w: &mut crate::tl::TlWriter, {stretch}: crate::tl::Stretch) -> Option<crate::tl::Stretch>")
+}
+
 /// A constructor's `write_in`: its puts, then its object field's `write_in`, if it has one.
 fn emit_struct_write_in(s: &Struct, out: &mut String) {
     writeln!(out, "    #[inline(always)]").unwrap();
-    let signature = "unsafe fn write_in(&self, w: &mut crate::tl::TlWriter, mut s: crate::tl::Stretch) -> Option<crate::tl::Stretch>";
-    writeln!(out, "    {signature} {{").unwrap();
+    writeln!(out, "    {} {{", write_in_signature("mut s")).unwrap();
     out.push_str(&put_statement(&fixed_run(s)));
     match s.fields.last() {
         Some(last) if width(&last.kind).is_none() => {
