@@ -10,15 +10,18 @@
 //! primitives), [`td_json`] (the serde-free TDLib JSON reader and writer), [`proto`] (protobuf oneof glue for prost), [`validated`] (the validated-clone floor), [`utf8`] (the UTF-8 check all of them share), [`serde_support`] (TDLib JSON's quoted
 //! int64 and base64 bytes), and [`absent_type!`] for types the schema references but leaves out.
 
-// The models and every format's glue, generated or not, are safe Rust, except for one thing:
-// the TL writer's unchecked `put` (see `tl::TlWriter`), which only `tl` and the TL impls that
-// `tl-gen` emits may use, each by an `allow` of its own.
+// The models and every format's glue, generated or not, are safe Rust, except for two things,
+// each allowed by name below: the TL writer's unchecked `put` (see `tl::TlWriter`), which only
+// `tl` and the TL impls that `tl-gen` emits may use, and the call into SSE2 code in `simd`,
+// which the TDLib JSON reader and writer use to test sixteen string bytes at once.
 #![deny(unsafe_code)]
 
 #[macro_use]
 mod absent;
 pub mod proto;
 pub mod serde_support;
+#[allow(unsafe_code)]
+mod simd;
 pub mod td_json;
 #[allow(unsafe_code)]
 pub mod tl;

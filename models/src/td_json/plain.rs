@@ -1,5 +1,5 @@
-//! Which bytes a JSON string carries as they are, tested a word (8 bytes) or a block (64) at a
-//! time. Shared by both directions: the reader stops at a quote, a backslash or a control
+//! Which bytes a JSON string carries as they are, tested a chunk (16 bytes, one SSE2 test in
+//! [`crate::simd`]), a block (64) or, at the end of the text, a word (8) at a time. Shared by both directions: the reader stops at a quote, a backslash or a control
 //! character; the writer stops at those and at every byte above ASCII, which TDLib escapes.
 
 /// Bytes [`block_is_plain`] and [`block_is_plain_ascii`] check at once.
@@ -8,8 +8,8 @@ pub const BLOCK: usize = 64;
 /// Whether none of `block`'s bytes is a quote, a backslash or a control character: the least,
 /// over the block, of `byte ^ '"'`, `byte ^ '\\'` and `byte - 0x1f` (saturating) is not zero.
 /// Minimums of bytes are what LLVM vectorizes cleanly (SSE2 is x86-64's baseline; no `unsafe`):
-/// about 0.8 instructions per byte against 2.5 for the eight-byte word test, and a few vector
-/// operations a cycle. Only long runs come here: for a short string, a block costs more than
+/// about 0.8 instructions per byte against 2.5 for the eight-byte word test (a chunk takes about
+/// 1), and a few vector operations a cycle. Only long runs come here: for a short string, a block costs more than
 /// the words it would save.
 #[inline(always)]
 pub fn block_is_plain(block: &[u8; BLOCK]) -> bool {
@@ -41,6 +41,8 @@ pub fn plain_ascii_stops(word: u64) -> u64 {
     attention_bits(word) | (word & HIGH)
 }
 
+pub use crate::simd::{CHUNK, chunk_ascii_attention, chunk_attention};
+
 pub const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
@@ -68,38 +70,48 @@ pub static NEEDS_ATTENTION: [bool; 256] = {
 /// character) ends. The reader's scan of a string.
 #[inline(always)]
 pub fn plain_end(bytes: &[u8], from: usize) -> usize {
-    run_end(bytes, from, attention_bits, block_is_plain, |b| !NEEDS_ATTENTION[b as usize])
+    run_end(bytes, from, chunk_attention, attention_bits, block_is_plain, |b| !NEEDS_ATTENTION[b as usize])
 }
 
 /// Where the run of plain ASCII that starts at `from` ends. The writer's scan of a string.
 #[inline(always)]
 pub fn plain_ascii_end(bytes: &[u8], from: usize) -> usize {
-    run_end(bytes, from, plain_ascii_stops, block_is_plain_ascii, |b| b.is_ascii() && !NEEDS_ATTENTION[b as usize])
+    run_end(bytes, from, chunk_ascii_attention, plain_ascii_stops, block_is_plain_ascii, |b| b.is_ascii() && !NEEDS_ATTENTION[b as usize])
 }
 
-/// Where the run from `from` ends, for both scans: a word at a time (`stops` gives the word's
-/// stops as high bits, the lowest exact), and once the run proves long (four words), a block at
-/// a time out of line; the last few bytes one by one (`plain`). The word that stops the run
-/// places the stop itself: going back to the word's start and on byte by byte cost the reader
-/// 1% of `message`'s decode instructions.
+/// Where the run from `from` ends, for both scans: a chunk (16 bytes) at a time (`chunk_stops`
+/// gives a bit per byte that stops the run), and once the run proves long (two chunks), a block
+/// at a time out of line; then a word (`word_stops` gives the word's stops as high bits, the
+/// lowest exact) and the last few bytes one by one (`plain`). The chunk that stops the run
+/// places the stop itself: going back to its start and on byte by byte cost the reader 1% of
+/// `message`'s decode instructions.
 #[inline(always)]
 fn run_end(
     bytes: &[u8],
     from: usize,
-    stops: impl Fn(u64) -> u64,
+    chunk_stops: impl Fn(&[u8; CHUNK]) -> u32,
+    word_stops: impl Fn(u64) -> u64,
     block: impl Fn(&[u8; BLOCK]) -> bool + Copy,
     plain: impl Fn(u8) -> bool,
 ) -> usize {
     let mut i = from;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let stops = stops(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    while let Some(chunk) = bytes.get(i..i + CHUNK) {
+        let stops = chunk_stops(chunk.try_into().expect("CHUNK bytes"));
+        if stops != 0 {
+            return i + stops.trailing_zeros() as usize;
+        }
+        i += CHUNK;
+        if i - from == 2 * CHUNK {
+            i = plain_blocks_from(bytes, i, block);
+        }
+    }
+    // Fewer than a chunk's bytes left: the end of the text (the writer scans a value alone).
+    if let Some(word) = bytes.get(i..i + 8) {
+        let stops = word_stops(u64::from_le_bytes(word.try_into().expect("8 bytes")));
         if stops != 0 {
             return i + stops.trailing_zeros() as usize / 8;
         }
         i += 8;
-        if i - from == 32 {
-            i = plain_blocks_from(bytes, i, block);
-        }
     }
     while i < bytes.len() && plain(bytes[i]) {
         i += 1;

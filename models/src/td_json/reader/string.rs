@@ -1,4 +1,4 @@
-//! Strings and bytes. Plain text: a scan (eight bytes at a time, long runs 64 at a time) and one
+//! Strings and bytes. Plain text: a scan (sixteen bytes at a time, long runs 64 at a time) and one
 //! copy into a `String` of exact size. Text with escapes: unescaped in one pass into the
 //! thread's scratch buffer and copied once into a `String` of exact size; text longer than the
 //! buffer, and every fault, take two passes (a scan that computes the unescaped length, then the
@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::{JsonError, JsonReader, StringToken};
-use crate::td_json::plain::{BLOCK, NEEDS_ATTENTION, ONES, attention_bits, plain_end, zero_bytes};
+use crate::td_json::plain::{BLOCK, CHUNK, NEEDS_ATTENTION, ONES, chunk_attention, plain_end, zero_bytes};
 
 /// Unescaped bytes [`JsonReader::unescape_in_scratch`] holds: message text (~400 bytes in the
 /// corpus) fits; longer text takes the two-pass path.
@@ -89,7 +89,7 @@ impl<'a> JsonReader<'a> {
         SCRATCH.try_with(|scratch| self.unescape_in_scratch(&mut *scratch.try_borrow_mut().ok()?, start, first_escape)).ok().flatten()
     }
 
-    /// A string with escapes in one pass: scanned, unescaped and copied a word at a time into
+    /// A string with escapes in one pass: scanned, unescaped and copied a chunk at a time into
     /// `buffer` (the thread's [`SCRATCH`]), checked for UTF-8 there (escapes are well-formed by
     /// construction, so the check is of the literal text), then copied once into a `String` of
     /// its exact size.
@@ -122,25 +122,24 @@ impl<'a> JsonReader<'a> {
                 }
                 byte if NEEDS_ATTENTION[byte as usize] => return None,
                 _ => {
-                    // A literal run: each word is copied whole, then the copy is cut where the
+                    // A literal run: each chunk is copied whole, then the copy is cut where the
                     // run stops (the bytes past it are overwritten next). Paired chunks of the
                     // input and the buffer: one count bounds both, where a range of each,
-                    // checked per word, took three compares a word (32 instructions a word in
-                    // all, against 21 now).
+                    // checked per chunk, took three compares a chunk.
                     let (Some(rest), Some(room)) = (input.get(i..), buffer.get_mut(len..)) else {
                         return None;
                     };
                     let mut run = 0;
                     let mut stopped = false;
-                    for (chunk, place) in rest.chunks_exact(8).zip(room.chunks_exact_mut(8)) {
+                    for (chunk, place) in rest.chunks_exact(CHUNK).zip(room.chunks_exact_mut(CHUNK)) {
                         place.copy_from_slice(chunk);
-                        let stops = attention_bits(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+                        let stops = chunk_attention(chunk.try_into().expect("CHUNK bytes"));
                         if stops != 0 {
-                            run += stops.trailing_zeros() as usize / 8;
+                            run += stops.trailing_zeros() as usize;
                             stopped = true;
                             break;
                         }
-                        run += 8;
+                        run += CHUNK;
                     }
                     len += run;
                     i += run;
